@@ -1,0 +1,16 @@
+// Registration of the serial backend: its variants, in the order a reader should meet them.
+#include "backends/serial/serial_variants.hpp"
+#include "common/variant_table.hpp"
+
+namespace cnn {
+
+std::unique_ptr<Backend> make_serial_backend() {
+  return std::make_unique<VariantTable>(
+      "serial", [] { return Availability{true, "", "CPU, 1 thread"}; },
+      std::vector<VariantEntry>{
+          {{"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true},
+           serial::open_naive},
+      });
+}
+
+}  // namespace cnn

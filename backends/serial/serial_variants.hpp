@@ -1,0 +1,11 @@
+#pragma once
+
+#include <memory>
+
+#include "common/backend.hpp"
+
+namespace cnn::serial {
+
+std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config);
+
+}  // namespace cnn::serial

@@ -1,0 +1,78 @@
+// The one interface between the harness and a programming model.
+//
+// A Backend names itself and its variants and says whether it can run here. For a run, the harness
+// opens a Session (setup: weight re-layout, allocations, uploads of weights), then:
+//   upload(images) -> forward() [warm-ups and repeats] -> download(probabilities)
+// Each call returns the milliseconds it took on the backend's own clock (steady clock on the CPU,
+// CUDA events on a GPU). Backends never parse files and never see the command line.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/network.hpp"
+
+namespace cnn {
+
+struct VariantInfo {
+  std::string name;         // "naive", "fused", ...
+  std::string description;  // one line: what this step changes
+  bool layerwise = false;   // forward() fills per-layer times
+};
+
+struct Availability {
+  bool runnable = false;
+  std::string reason;  // why not, when not runnable ("no CUDA device: ...")
+  std::string device;  // what it runs on ("CPU", "NVIDIA H200", "Kokkos::Serial", ...)
+};
+
+struct RunConfig {
+  std::size_t images = 0;
+  std::size_t batch = 0;  // images per kernel launch / chunk; 0: the backend chooses
+  int threads = 0;        // CPU threads; 0: all logical cores
+  // Called from the calling thread with (images done, images total); may be empty.
+  std::function<void(std::size_t, std::size_t)> progress;
+};
+
+using LayerTimes = std::vector<std::pair<std::string, double>>;  // in network order, milliseconds
+
+class Session {
+ public:
+  virtual ~Session() = default;
+  // Makes the images (uint8, planar, kImageBytes each) available to forward(); on a GPU this is the h2d copy.
+  virtual double upload(const std::uint8_t* pixels, std::size_t n) = 0;
+  // One forward pass over all uploaded images. Layer-wise variants add each layer's time to `layers`.
+  virtual double forward(LayerTimes& layers) = 0;
+  // Copies the n x 10 probabilities of the last forward() to `probs`.
+  virtual double download(float* probs) = 0;
+  // Optional: upload + forward + download of the same images, with copies overlapping compute
+  // (pinned memory, streams). Returns the milliseconds, and fills `probs`.
+  virtual std::optional<double> end_to_end(const std::uint8_t* /*pixels*/, std::size_t /*n*/, float* /*probs*/) {
+    return std::nullopt;
+  }
+  virtual std::size_t batch() const = 0;   // the effective batch
+  virtual bool on_device() const { return false; }  // true: upload/download are real h2d/d2h copies
+  virtual int threads() const { return 1; }
+  // Key/value facts about the device used (GPU name, driver, CUDA version, execution space ...).
+  virtual std::vector<std::pair<std::string, std::string>> device_info() const { return {}; }
+  // Peak device memory in bytes, where the backend can tell (0: not applicable).
+  virtual std::size_t device_memory_bytes() const { return 0; }
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  virtual std::vector<VariantInfo> variants() const = 0;  // the first is the thesis' faithful port
+  virtual Availability availability() const = 0;
+  virtual std::unique_ptr<Session> open(const std::string& variant, const Network& net,
+                                        const RunConfig& config) const = 0;
+};
+
+}  // namespace cnn

@@ -1,0 +1,104 @@
+#include "common/report.hpp"
+
+#include <algorithm>
+
+#include "common/build_info.hpp"
+#include "common/system_info.hpp"
+
+namespace cnn {
+using nlohmann::json;
+
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
+
+json ordered_object(const std::vector<std::pair<std::string, double>>& kv) {
+  json o = json::object();
+  for (const auto& [k, v] : kv) o[k] = v;
+  return o;
+}
+
+}  // namespace
+
+double RunRecord::forward_median_ms() const { return median(forward_samples_ms); }
+
+double RunRecord::images_per_s() const {
+  const double ms = forward_median_ms();
+  return ms > 0 ? double(images) / (ms / 1000.0) : 0;
+}
+
+json run_to_json(const RunRecord& r) {
+  json j;
+  j["backend"] = r.backend;
+  j["variant"] = r.variant;
+  j["device"] = r.device;
+  j["images"] = r.images;
+  j["distinct_images"] = r.distinct_images;
+  j["batch"] = r.batch;
+  j["threads"] = r.threads;
+  j["phases_ms"] = ordered_object(r.phases_ms);
+  if (!r.layers_ms.empty()) j["layers_ms"] = ordered_object(r.layers_ms);
+  const auto& s = r.forward_samples_ms;
+  j["forward_ms"] = {{"min", s.empty() ? 0 : *std::min_element(s.begin(), s.end())},
+                     {"median", r.forward_median_ms()},
+                     {"max", s.empty() ? 0 : *std::max_element(s.begin(), s.end())},
+                     {"samples", s}};
+  j["images_per_s"] = r.images_per_s();
+  j["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;
+  j["accuracy"] = r.accuracy;
+  const Validation& v = r.validation;
+  j["validation"] = {{"reference", "fp64"},
+                     {"compared", v.compared},
+                     {"top1_mismatches", v.top1_mismatches},
+                     {"near_ties", v.near_ties},
+                     {"max_abs_prob_diff", v.max_abs_prob_diff},
+                     {"tolerance", v.tolerance},
+                     {"passed", v.passed}};
+  json dev = json::object();
+  for (const auto& [k, val] : r.device_info) dev[k] = val;
+  j["device_info"] = dev;
+  j["memory_bytes"] = {{"host_peak", r.peak_host_memory_bytes}, {"device_peak", r.peak_device_memory_bytes}};
+  return j;
+}
+
+json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
+  json m;
+  m["suite_version"] = build_info::version;
+  m["git_commit"] = build_info::git_commit();
+  m["git_dirty"] = build_info::git_dirty();
+  m["compiler"] = {{"id", build_info::compiler_id},
+                   {"version", build_info::compiler_version},
+                   {"flags", build_info::compiler_flags}};
+  m["build_type"] = build_info::build_type;
+  m["host"] = host_name();
+  m["cpu_model"] = cpu_model();
+  m["logical_cores"] = logical_cores();
+  m["threads"] = meta.threads > 0 ? meta.threads : logical_cores();
+  m["date_utc"] = utc_now_iso8601();
+  m["data"] = meta.data_sources;
+  m["weights"] = meta.weights;
+  m["flops_per_image"] = kFlopsPerImage;
+  // The GPU of the first run that used one (its device_info names it).
+  for (const RunRecord& r : runs) {
+    json gpu = json::object();
+    for (const auto& [k, val] : r.device_info)
+      if (k.rfind("gpu_", 0) == 0 || k == "driver_version" || k == "cuda_runtime_version") gpu[k] = val;
+    if (!gpu.empty()) {
+      m["gpu"] = gpu;
+      break;
+    }
+  }
+  json report;
+  report["schema_version"] = kSchemaVersion;
+  report["meta"] = m;
+  report["runs"] = json::array();
+  for (const RunRecord& r : runs) report["runs"].push_back(run_to_json(r));
+  return report;
+}
+
+}  // namespace cnn

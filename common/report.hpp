@@ -1,0 +1,44 @@
+// The run record and the JSON report (schema in README.md, "The report"). Scripts and CI charts read it:
+// bump kSchemaVersion on any incompatible change.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/backend.hpp"
+#include "common/validation.hpp"
+
+namespace cnn {
+
+inline constexpr int kSchemaVersion = 1;
+
+struct RunRecord {
+  std::string backend, variant, device;
+  std::size_t images = 0, distinct_images = 0, batch = 0;
+  int threads = 1;
+  std::vector<std::pair<std::string, double>> phases_ms;  // load, setup, h2d, forward, d2h, total, ...
+  LayerTimes layers_ms;                                   // mean over the timed repeats
+  std::vector<double> forward_samples_ms;
+  double accuracy = 0;
+  Validation validation;
+  std::vector<std::pair<std::string, std::string>> device_info;
+  std::size_t peak_host_memory_bytes = 0, peak_device_memory_bytes = 0;
+
+  double forward_median_ms() const;
+  double images_per_s() const;
+};
+
+struct ReportMeta {
+  int threads = 0;  // threads asked for (0: all)
+  std::vector<std::string> data_sources;
+  std::string weights;
+};
+
+nlohmann::json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs);
+nlohmann::json run_to_json(const RunRecord& r);
+
+}  // namespace cnn

@@ -1,0 +1,43 @@
+#include "common/validation.hpp"
+
+#include <cmath>
+
+#include "common/network_spec.hpp"
+
+namespace cnn {
+
+Validation validate(const float* probs, std::size_t n, const std::vector<double>& ref, std::size_t distinct,
+                    double tolerance) {
+  Validation v;
+  v.tolerance = tolerance;
+  bool finite = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    const float* p = probs + i * kClasses;
+    const double* r = ref.data() + (i % distinct) * kClasses;
+    for (int k = 0; k < kClasses; ++k) {
+      if (!std::isfinite(p[k])) finite = false;
+      const double d = std::fabs(double(p[k]) - r[k]);
+      if (!(d <= v.max_abs_prob_diff)) {  // also takes NaN, so a NaN output can never pass
+        v.max_abs_prob_diff = std::isfinite(d) ? d : INFINITY;
+        v.worst_image = i;
+      }
+    }
+    const int got = argmax10(p), want = argmax10(r);
+    if (got != want) {
+      if (r[want] - r[got] <= tolerance) ++v.near_ties;
+      else ++v.top1_mismatches;
+    }
+  }
+  v.compared = n;
+  v.passed = finite && n > 0 && v.top1_mismatches == 0 && v.max_abs_prob_diff <= tolerance;
+  return v;
+}
+
+double accuracy(const float* probs, std::size_t n, const std::vector<std::uint8_t>& labels) {
+  if (n == 0 || labels.empty()) return 0;
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < n; ++i) right += argmax10(probs + i * kClasses) == labels[i % labels.size()];
+  return double(right) / double(n);
+}
+
+}  // namespace cnn

@@ -1,0 +1,121 @@
+#include "suite/cli.hpp"
+
+#include <charconv>
+#include <sstream>
+
+#include "common/errors.hpp"
+
+namespace cnn {
+namespace {
+
+std::vector<std::string> split_commas(const std::string& flag, const std::string& value) {
+  std::vector<std::string> out;
+  std::stringstream ss(value);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item.empty()) throw UsageError(flag + " '" + value + "': empty item in the list");
+    out.push_back(item);
+  }
+  if (out.empty()) throw UsageError(flag + ": needs a value");
+  return out;
+}
+
+std::size_t parse_count(const std::string& flag, const std::string& text, std::size_t max) {
+  std::size_t v = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, v);
+  if (text.empty() || ec == std::errc::invalid_argument || ptr != end || text[0] == '+') {
+    throw UsageError(flag + " '" + text + "': not a positive integer");
+  }
+  if (ec == std::errc::result_out_of_range || v > max) {
+    throw UsageError(flag + " '" + text + "': too large (at most " + std::to_string(max) + ")");
+  }
+  if (v == 0) throw UsageError(flag + " '" + text + "': must be at least 1");
+  return v;
+}
+
+}  // namespace
+
+std::string usage_text() {
+  return R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
+             [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv]
+             [--save-probs FILE.npy] [--quiet]
+
+Runs the ConvNetJS CIFAR-10 network on each backend, validates every result against the FP64
+reference, prints a table and writes a JSON report.
+
+  --list               every backend and variant, whether it is built and can run here
+  --backend LIST       comma-separated: all | NAME (every variant) | NAME:VARIANT   (default: all)
+  --images LIST        comma-separated image counts, cycling through the data   (default: 1200)
+  --batch N            images per launch/chunk (default: each backend's choice)
+  --repeat N           timed forward passes (default: up to 5 within about 1 s)
+  --warmup N           untimed passes first (default: 1, none if a pass takes over 1 s)
+  --threads N          CPU threads (default: all logical cores)
+  --data PATH...       CIFAR-10 batch files or folders holding them (default: embedded 4000 images)
+  --weights DIR        folder of the ConvNetJS weight files (default: embedded)
+  --output FILE        JSON report (default: results/local/suite-<UTC time>.json)
+  --format FMT         what goes to stdout: table (default), json or csv
+  --save-probs FILE    N x 10 float32 probabilities of the last run, as .npy
+  --quiet              no table, no progress (errors still go to stderr)
+
+exit codes: 0 ok, 1 other error, 2 usage, 3 bad input data or weights, 4 backend not built or no
+device, 5 validation failed, 130/143 interrupted by SIGINT/SIGTERM
+)";
+}
+
+Options parse_command_line(const std::vector<std::string>& args) {
+  Options o;
+  auto is_flag = [](const std::string& s) { return s.size() > 2 && s.rfind("--", 0) == 0; };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    std::string flag = args[i];
+    std::string inline_value;
+    bool has_inline = false;
+    if (const auto eq = flag.find('='); is_flag(flag) && eq != std::string::npos) {
+      inline_value = flag.substr(eq + 1);
+      flag = flag.substr(0, eq);
+      has_inline = true;
+    }
+    auto value = [&]() -> std::string {
+      if (has_inline) return inline_value;
+      if (i + 1 >= args.size() || is_flag(args[i + 1])) throw UsageError(flag + ": needs a value");
+      return args[++i];
+    };
+    auto int_value = [&](std::size_t max) { return parse_count(flag, value(), max); };
+
+    if (flag == "--list") o.list = true;
+    else if (flag == "--help" || flag == "-h") o.help = true;
+    else if (flag == "--quiet" || flag == "-q") o.quiet = true;
+    else if (flag == "--backend") o.backends = split_commas(flag, value());
+    else if (flag == "--images") {
+      o.images.clear();
+      for (const auto& item : split_commas(flag, value())) o.images.push_back(parse_count(flag, item, kMaxImages));
+    } else if (flag == "--batch") o.batch = int_value(kMaxImages);
+    else if (flag == "--repeat") o.repeat = int(int_value(100000));
+    else if (flag == "--warmup") {
+      const std::string v = value();
+      o.warmup = v == "0" ? 0 : int(parse_count(flag, v, 100000));
+    } else if (flag == "--threads") o.threads = int(int_value(4096));
+    else if (flag == "--data") {
+      o.data.push_back(value());
+      while (!has_inline && i + 1 < args.size() && !is_flag(args[i + 1])) o.data.push_back(args[++i]);
+    } else if (flag == "--weights") o.weights = value();
+    else if (flag == "--output") o.output = value();
+    else if (flag == "--save-probs") o.save_probs = value();
+    else if (flag == "--format") {
+      const std::string v = value();
+      if (v == "table") o.format = Format::table;
+      else if (v == "json") o.format = Format::json;
+      else if (v == "csv") o.format = Format::csv;
+      else throw UsageError("--format '" + v + "': expected table, json or csv");
+    } else {
+      throw UsageError("unknown argument '" + args[i] + "' (see --help)");
+    }
+    if (!has_inline) continue;
+    if (flag == "--list" || flag == "--help" || flag == "--quiet") {
+      throw UsageError(flag + " takes no value");
+    }
+  }
+  return o;
+}
+
+}  // namespace cnn

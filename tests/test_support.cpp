@@ -1,0 +1,87 @@
+#include "tests/test_support.hpp"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include "common/reference.hpp"
+
+namespace cnn::test {
+namespace fs = std::filesystem;
+
+fs::path data_dir() { return SUITE_TEST_DATA_DIR; }
+
+const Dataset& training_images() {
+  static const Dataset d = load_cifar10({data_dir() / "cifar10"});
+  return d;
+}
+
+const Network& trained_network() {
+  static const Network n = load_network(data_dir() / "convnetjs-cifar10");
+  return n;
+}
+
+const std::vector<double>& reference_first(std::size_t n) {
+  static std::map<std::size_t, std::vector<double>> cache;
+  static std::mutex m;
+  std::lock_guard lock(m);
+  auto it = cache.find(n);
+  if (it == cache.end()) it = cache.emplace(n, reference_probs(trained_network(), training_images(), n)).first;
+  return it->second;
+}
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+CliResult run_suite(const std::vector<std::string>& args) {
+  TempDir io;
+  const fs::path out = io / "stdout", err = io / "stderr";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int in = ::open("/dev/null", O_RDONLY);
+    ::dup2(o, 1);
+    ::dup2(e, 2);
+    ::dup2(in, 0);
+    std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(SUITE_BINARY, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return {code, slurp(out), slurp(err)};
+}
+
+TempDir::TempDir() {
+  static std::mt19937_64 rng(std::random_device{}());
+  path = fs::temp_directory_path() / ("suite-test-" + std::to_string(::getpid()) + "-" + std::to_string(rng()));
+  fs::create_directories(path);
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path, ec);
+}
+
+void write_bytes(const fs::path& file, const std::string& bytes) {
+  std::ofstream(file, std::ios::binary) << bytes;
+}
+
+}  // namespace cnn::test

@@ -1,0 +1,36 @@
+// Shared fixtures for the tests: the embedded data, loaded once, and a way to run the real `suite`
+// binary and see its exit code, stdout and stderr.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "common/dataset.hpp"
+#include "common/network.hpp"
+
+namespace cnn::test {
+
+std::filesystem::path data_dir();                 // the embedded data/ folder
+const Dataset& training_images();                 // data/cifar10 (4000 images)
+const Network& trained_network();                 // data/convnetjs-cifar10
+const std::vector<double>& reference_first(std::size_t n);  // FP64 reference of the first n images, cached
+
+struct CliResult {
+  int exit_code;
+  std::string out, err;
+};
+// Runs build/<preset>/bin/suite with these arguments (no shell: each one is passed as is).
+CliResult run_suite(const std::vector<std::string>& args);
+
+// A fresh, empty temporary folder for one test, removed by the destructor.
+struct TempDir {
+  TempDir();
+  ~TempDir();
+  std::filesystem::path path;
+  std::filesystem::path operator/(const std::string& name) const { return path / name; }
+};
+
+void write_bytes(const std::filesystem::path& file, const std::string& bytes);
+
+}  // namespace cnn::test
