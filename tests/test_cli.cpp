@@ -1,0 +1,251 @@
+// The command line: exit codes, one-line errors, and the report. Most tests call suite_main in-process
+// (fast, and with test-only backends such as a faulty one); a few run the real binary.
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "common/variant_table.hpp"
+#include "suite/runner.hpp"
+#include "tests/test_support.hpp"
+
+namespace cnn::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// serial:naive with a bug planted in the last image's probabilities: the harness must catch it.
+class CorruptingSession : public Session {
+ public:
+  explicit CorruptingSession(std::unique_ptr<Session> inner) : inner_(std::move(inner)) {}
+  double upload(const std::uint8_t* p, std::size_t n) override {
+    n_ = n;
+    return inner_->upload(p, n);
+  }
+  double forward(LayerTimes& l) override { return inner_->forward(l); }
+  double download(float* probs) override {
+    const double ms = inner_->download(probs);
+    probs[(n_ - 1) * kClasses] += 0.01f;
+    return ms;
+  }
+  std::size_t batch() const override { return inner_->batch(); }
+
+ private:
+  std::unique_ptr<Session> inner_;
+  std::size_t n_ = 0;
+};
+
+std::unique_ptr<Backend> make_serial() {
+  for (const auto& e : all_backends())
+    if (e.name == "serial") return e.make();
+  return nullptr;
+}
+
+std::unique_ptr<Backend> make_faulty() {
+  return std::make_unique<VariantTable>(
+      "faulty", [] { return Availability{true, "", "CPU"}; },
+      std::vector<VariantEntry>{{{"corrupt", "serial:naive with one wrong probability", false},
+                                 [](const Network& net, const RunConfig& cfg) {
+                                   return std::make_unique<CorruptingSession>(make_serial()->open("naive", net, cfg));
+                                 }}});
+}
+
+std::unique_ptr<Backend> make_unavailable() {
+  return std::make_unique<VariantTable>(
+      "gpu", [] { return Availability{false, "no CUDA device (test)", ""}; }, std::vector<VariantEntry>{});
+}
+
+const std::vector<RegistryEntry>& test_registry() {
+  static const std::vector<RegistryEntry> r = {{"serial", &make_serial, ""},
+                                               {"faulty", &make_faulty, ""},
+                                               {"gpu", &make_unavailable, ""},
+                                               {"absent", nullptr, "not built: no toolchain (test)"}};
+  return r;
+}
+
+struct Result {
+  int code;
+  std::string err;
+};
+
+Result run_in_process(std::vector<std::string> args) {
+  ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  const int code = suite_main(args, test_registry());
+  ::testing::internal::GetCapturedStdout();
+  return {code, ::testing::internal::GetCapturedStderr()};
+}
+
+void expect_one_error_line(const std::string& err, const std::string& fragment) {
+  EXPECT_EQ(err.rfind("suite: error: ", 0), 0u) << err;
+  EXPECT_NE(err.find(fragment), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+}
+
+json read_json(const fs::path& p) {
+  std::ifstream in(p);
+  return json::parse(in);
+}
+
+TEST(Cli, UsageErrorsExit2WithOneLine) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--images", "0"}, "--images '0': must be at least 1"},
+      {{"--images", "-5"}, "--images '-5': not a positive integer"},
+      {{"--images", "1e9"}, "--images '1e9': not a positive integer"},
+      {{"--images", "1000000000"}, "too large"},
+      {{"--images", "abc"}, "not a positive integer"},
+      {{"--images", "12,,3"}, "empty item"},
+      {{"--batch", "0"}, "--batch '0': must be at least 1"},
+      {{"--threads", "x"}, "--threads 'x'"},
+      {{"--format", "xml"}, "--format 'xml'"},
+      {{"--images"}, "--images: needs a value"},
+      {{"--frobnicate"}, "unknown argument '--frobnicate'"},
+      {{"--backend", "nosuch"}, "--backend 'nosuch': unknown backend (known: serial, faulty, gpu, absent)"},
+      {{"--backend", "serial:fast"}, "serial has no variant 'fast' (variants: naive"},
+  };
+  for (const auto& [args, fragment] : cases) {
+    const Result r = run_in_process(args);
+    EXPECT_EQ(r.code, 2) << args[0];
+    expect_one_error_line(r.err, fragment);
+  }
+}
+
+TEST(Cli, BackendNotBuiltOrWithoutDeviceExits4) {
+  Result r = run_in_process({"--backend", "absent", "--quiet"});
+  EXPECT_EQ(r.code, 4);
+  expect_one_error_line(r.err, "--backend 'absent': not built: no toolchain (test)");
+  r = run_in_process({"--backend", "gpu", "--quiet"});
+  EXPECT_EQ(r.code, 4);
+  expect_one_error_line(r.err, "cannot run here: no CUDA device (test)");
+}
+
+TEST(Cli, BadDataOrWeightsExit3) {
+  TempDir dir;
+  write_bytes(dir / "bad.bin", "xyz");
+  Result r = run_in_process({"--backend", "serial", "--images", "2", "--data", (dir / "bad.bin").string(),
+                             "--output", (dir / "r.json").string(), "--quiet"});
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r.err, "bad.bin: size 3 is not a multiple of the 3073-byte");
+  r = run_in_process({"--backend", "serial", "--images", "2", "--weights", (dir / "none").string(), "--output",
+                      (dir / "r.json").string(), "--quiet"});
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r.err, "weight folder not found");
+  EXPECT_FALSE(fs::exists(dir / "r.json")) << "no report for a failed run";
+}
+
+TEST(Cli, CorruptedBackendOutputFailsValidationWithExit5) {
+  TempDir dir;
+  const Result r = run_in_process({"--backend", "serial,faulty", "--images", "8", "--output",
+                                   (dir / "r.json").string(), "--quiet"});
+  EXPECT_EQ(r.code, 5);
+  expect_one_error_line(r.err, "validation failed for faulty:corrupt on 8 images");
+  const json report = read_json(dir / "r.json");  // the report is written, and says what failed
+  ASSERT_EQ(report["runs"].size(), 2u);
+  EXPECT_TRUE(report["runs"][0]["validation"]["passed"].get<bool>());
+  EXPECT_FALSE(report["runs"][1]["validation"]["passed"].get<bool>());
+  EXPECT_NEAR(report["runs"][1]["validation"]["max_abs_prob_diff"].get<double>(), 0.01, 1e-4);
+}
+
+TEST(Cli, AllSkipsBackendsThatCannotRunHere) {
+  TempDir dir;
+  const Result r = run_in_process({"--backend", "all", "--images", "3", "--output", (dir / "r.json").string()});
+  EXPECT_EQ(r.code, 5);  // faulty is in "all" here, and fails
+  EXPECT_NE(r.err.find("suite: note: skipping gpu: no CUDA device (test)"), std::string::npos) << r.err;
+  const json report = read_json(dir / "r.json");
+  EXPECT_EQ(report["runs"].size(), 2u);  // serial:naive and faulty:corrupt
+}
+
+TEST(Cli, OutputInAMissingOrReadOnlyDirectoryFailsBeforeRunning) {
+  TempDir dir;
+  Result r = run_in_process({"--backend", "serial", "--images", "1", "--output", (dir / "no" / "r.json").string()});
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, "does not exist");
+  r = run_in_process({"--backend", "serial", "--images", "1", "--output", "/dev/full", "--quiet"});
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, "/dev/full: cannot write: No space left on device");
+}
+
+TEST(Cli, CyclesImagesAndRecordsHowManyWereDistinct) {
+  TempDir dir;
+  std::string bytes;
+  const Dataset& d = training_images();
+  for (int i = 0; i < 5; ++i) {
+    bytes.push_back(char(d.labels[i]));
+    bytes.append(reinterpret_cast<const char*>(d.image(i)), kImageBytes);
+  }
+  write_bytes(dir / "five.bin", bytes);
+  const Result r = run_in_process({"--backend", "serial", "--images", "5,12", "--data", (dir / "five.bin").string(),
+                                   "--output", (dir / "r.json").string(), "--save-probs",
+                                   (dir / "p.npy").string(), "--quiet", "--repeat", "2", "--warmup", "0"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json report = read_json(dir / "r.json");
+  ASSERT_EQ(report["runs"].size(), 2u);
+  const json& run = report["runs"][1];
+  EXPECT_EQ(run["images"], 12);
+  EXPECT_EQ(run["distinct_images"], 5);
+  EXPECT_EQ(run["forward_ms"]["samples"].size(), 2u);
+  EXPECT_TRUE(run["validation"]["passed"].get<bool>());
+  EXPECT_EQ(run["validation"]["compared"], 12);
+  // The .npy holds the last run: 12 x 10 float32 after a 128-byte header (this header fits in 128).
+  EXPECT_EQ(fs::file_size(dir / "p.npy"), 128u + 12 * 10 * 4);
+  std::ifstream npy(dir / "p.npy", std::ios::binary);
+  std::string head(128, '\0');
+  npy.read(head.data(), 128);
+  EXPECT_EQ(head.substr(0, 6), "\x93NUMPY");
+  EXPECT_NE(head.find("'descr': '<f4', 'fortran_order': False, 'shape': (12, 10)"), std::string::npos);
+  EXPECT_EQ(head.back(), '\n');
+}
+
+TEST(Cli, ReportHasTheDocumentedSchema) {
+  TempDir dir;
+  const Result r = run_in_process(
+      {"--backend", "serial:naive", "--images", "4", "--output", (dir / "r.json").string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = read_json(dir / "r.json");
+  EXPECT_EQ(j["schema_version"], 1);
+  for (const char* k : {"suite_version", "git_commit", "git_dirty", "compiler", "build_type", "host", "cpu_model",
+                        "logical_cores", "threads", "date_utc"})
+    EXPECT_TRUE(j["meta"].contains(k)) << k;
+  const json& run = j["runs"][0];
+  for (const char* k : {"backend", "variant", "images", "distinct_images", "batch", "phases_ms", "layers_ms",
+                        "forward_ms", "images_per_s", "accuracy", "validation"})
+    EXPECT_TRUE(run.contains(k)) << k;
+  for (const char* k : {"load", "setup", "forward", "total"}) EXPECT_TRUE(run["phases_ms"].contains(k)) << k;
+  EXPECT_EQ(run["layers_ms"].size(), 11u);
+  EXPECT_EQ(run["layers_ms"].begin().key(), "conv1");  // network order, not alphabetical
+  for (const char* k : {"min", "median", "max", "samples"}) EXPECT_TRUE(run["forward_ms"].contains(k)) << k;
+  for (const char* k : {"reference", "compared", "top1_mismatches", "max_abs_prob_diff", "tolerance", "passed"})
+    EXPECT_TRUE(run["validation"].contains(k)) << k;
+  EXPECT_EQ(run["validation"]["reference"], "fp64");
+}
+
+// ---- the real binary
+
+TEST(CliBinary, SerialNaiveGives7825PercentOn1200Images) {
+  TempDir dir;
+  const CliResult r = run_suite({"--backend", "serial:naive", "--images", "1200", "--repeat", "1", "--warmup", "0",
+                                 "--output", (dir / "r.json").string()});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("accuracy 78.25 %"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("conv1"), std::string::npos) << "per-layer table";
+  const json j = read_json(dir / "r.json");
+  EXPECT_DOUBLE_EQ(j["runs"][0]["accuracy"].get<double>(), 0.7825);
+  EXPECT_TRUE(j["runs"][0]["validation"]["passed"].get<bool>());
+}
+
+TEST(CliBinary, ListNamesEveryBackendAndErrorsAreOneLine) {
+  const CliResult list = run_suite({"--list"});
+  EXPECT_EQ(list.exit_code, 0);
+  for (const char* b : {"serial:naive", "openmp", "openacc", "kokkos", "cuda", "cudnn"})
+    EXPECT_NE(list.out.find(b), std::string::npos) << b;
+  const CliResult bad = run_suite({"--images", "abc"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err, "suite: error: --images 'abc': not a positive integer\n");
+  const CliResult help = run_suite({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("exit codes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cnn::test

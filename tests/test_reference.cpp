@@ -1,0 +1,95 @@
+// The FP64 reference is the ground truth: it must reproduce the thesis' conv1 output and accuracy.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+#include "common/network.hpp"
+#include "common/reference.hpp"
+#include "common/validation.hpp"
+#include "tests/test_support.hpp"
+
+namespace cnn::test {
+namespace {
+
+TEST(Reference, Conv1MatchesTheThesisGoldOutputTo1e6) {
+  const std::string text = read_text_file(data_dir() / "convnetjs-cifar10" / "conv1_image0.gold.txt");
+  const auto eol = text.find('\n');
+  ASSERT_EQ(text.substr(0, eol), "32,32,16");
+  const std::vector<double> gold = parse_numbers(text.substr(eol + 1), "gold");
+  ASSERT_EQ(gold.size(), 16u * 32 * 32);
+  const std::vector<double> mine = reference_conv1(trained_network(), training_images().image(0));
+  ASSERT_EQ(mine.size(), gold.size());
+  double worst = 0;
+  for (std::size_t i = 0; i < gold.size(); ++i) worst = std::max(worst, std::fabs(mine[i] - gold[i]));
+  EXPECT_LE(worst, 1e-6);
+  EXPECT_GT(worst, 0.0) << "gold has 6 decimals: an exact match would mean we compared the file with itself";
+}
+
+TEST(Reference, ClassifiesTheFirst1200ImagesAt7825Percent) {
+  const auto& ref = reference_first(1200);
+  const auto& labels = training_images().labels;
+  std::size_t right = 0;
+  for (std::size_t i = 0; i < 1200; ++i) right += argmax10(&ref[i * 10]) == labels[i];
+  EXPECT_EQ(right, 939u);  // 939 / 1200 = 78.25 %, the thesis' figure
+}
+
+TEST(Reference, ProbabilitiesArePositiveAndSumToOne) {
+  const auto& ref = reference_first(37);
+  for (std::size_t i = 0; i < 37; ++i) {
+    const double* p = &ref[i * 10];
+    EXPECT_NEAR(std::accumulate(p, p + 10, 0.0), 1.0, 1e-12);
+    for (int k = 0; k < 10; ++k) EXPECT_GT(p[k], 0.0);
+  }
+}
+
+// ---- validation
+
+std::vector<float> as_float(const std::vector<double>& v) { return {v.begin(), v.end()}; }
+
+TEST(Validation, PassesFp32RoundingAndCatchesRealErrors) {
+  const auto& ref = reference_first(37);
+  std::vector<float> p = as_float(ref);
+  Validation v = validate(p.data(), 37, ref, 37);
+  EXPECT_TRUE(v.passed);
+  EXPECT_EQ(v.compared, 37u);
+  EXPECT_LT(v.max_abs_prob_diff, 1e-7);
+
+  p[5 * 10 + 3] += 2e-4f;
+  v = validate(p.data(), 37, ref, 37);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.worst_image, 5u);
+  EXPECT_NEAR(v.max_abs_prob_diff, 2e-4, 1e-6);
+
+  p = as_float(ref);
+  p[7 * 10 + 2] = NAN;
+  EXPECT_FALSE(validate(p.data(), 37, ref, 37).passed);
+}
+
+TEST(Validation, SwappedTop1IsAMismatchUnlessTheReferenceTies) {
+  std::vector<double> ref = {0.5, 0.3, 0.2, 0, 0, 0, 0, 0, 0, 0};
+  std::vector<float> p = {0.3f, 0.5f, 0.2f, 0, 0, 0, 0, 0, 0, 0};
+  Validation v = validate(p.data(), 1, ref, 1);
+  EXPECT_EQ(v.top1_mismatches, 1u);
+  EXPECT_EQ(v.near_ties, 0u);
+  EXPECT_FALSE(v.passed);
+  ref = {0.40004, 0.39996, 0.2, 0, 0, 0, 0, 0, 0, 0};
+  p = {0.39999f, 0.40001f, 0.2f, 0, 0, 0, 0, 0, 0, 0};
+  v = validate(p.data(), 1, ref, 1);
+  EXPECT_EQ(v.top1_mismatches, 0u);
+  EXPECT_EQ(v.near_ties, 1u);
+  EXPECT_TRUE(v.passed);
+}
+
+TEST(Validation, CyclesThroughTheReference) {
+  const auto& ref = reference_first(3);
+  std::vector<float> p;
+  for (int rep = 0; rep < 3; ++rep) p.insert(p.end(), ref.begin(), ref.end());
+  EXPECT_TRUE(validate(p.data(), 9, ref, 3).passed);
+  p[8 * 10] += 0.5f;  // image 8 is image 2 again
+  EXPECT_FALSE(validate(p.data(), 9, ref, 3).passed);
+}
+
+}  // namespace
+}  // namespace cnn::test
