@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Quick start 2: installs what is missing, builds the `ci` preset (warnings are errors) and runs every
+# test under ctest. Pass `asan` to use the AddressSanitizer + UBSan preset instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-ci}
+scripts/install-deps.sh
+cmake --workflow --preset "$preset"
