@@ -31,6 +31,12 @@ std::vector<std::uint8_t> read_file(const fs::path& file) {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw InputError(file.string() + ": no such file");
   if (!fs::is_regular_file(file, ec)) throw InputError(file.string() + ": not a regular file");
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxBatchFileBytes) {
+    throw InputError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
+                     std::to_string(kMaxBatchFileBytes >> 20) + " MiB limit for one CIFAR-10 batch file " +
+                     "(the official ones are 30 MiB)");
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw InputError(file.string() + ": cannot open for reading");
   std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -11,6 +11,9 @@
 namespace cnn {
 
 inline constexpr std::size_t kRecordBytes = 1 + kImageBytes;
+// A larger file is not a CIFAR-10 batch (official: 10000 records, 30 MiB); refusing it up front avoids
+// reading gigabytes of the wrong file into memory.
+inline constexpr std::uintmax_t kMaxBatchFileBytes = std::uintmax_t(1) << 30;
 
 struct Dataset {
   std::vector<std::uint8_t> pixels;  // size() * kImageBytes, image after image

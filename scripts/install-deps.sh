@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs, from Debian's packages, whatever the project needs and the machine lacks. Each backend or
 # tool lists its packages in scripts/deps/<name>.txt ('#' starts a comment); this script reads them all,
-# or only the lists named as arguments (e.g. `install-deps.sh core`).
+# or only the lists named as arguments (e.g. `install-deps.sh core extra/fuzz`). Lists under
+# scripts/deps/extra/ (tools only some jobs need) are installed only when named.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lists=("$@")

@@ -38,7 +38,7 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
 
 std::string usage_text() {
   return R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
-             [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv]
+             [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv|gbench]
              [--save-probs FILE.npy] [--quiet]
 
 Runs the ConvNetJS CIFAR-10 network on each backend, validates every result against the FP64
@@ -54,7 +54,8 @@ reference, prints a table and writes a JSON report.
   --data PATH...       CIFAR-10 batch files or folders holding them (default: embedded 4000 images)
   --weights DIR        folder of the ConvNetJS weight files (default: embedded)
   --output FILE        JSON report (default: results/local/suite-<UTC time>.json)
-  --format FMT         what goes to stdout: table (default), json or csv
+  --format FMT         what goes to stdout: table (default), json, csv or gbench (Google Benchmark's
+                       JSON layout, for compare.py, github-action-benchmark and Bencher)
   --save-probs FILE    N x 10 float32 probabilities of the last run, as .npy
   --quiet              no table, no progress (errors still go to stderr)
 
@@ -106,7 +107,8 @@ Options parse_command_line(const std::vector<std::string>& args) {
       if (v == "table") o.format = Format::table;
       else if (v == "json") o.format = Format::json;
       else if (v == "csv") o.format = Format::csv;
-      else throw UsageError("--format '" + v + "': expected table, json or csv");
+      else if (v == "gbench") o.format = Format::gbench;
+      else throw UsageError("--format '" + v + "': expected table, json, csv or gbench");
     } else {
       throw UsageError("unknown argument '" + args[i] + "' (see --help)");
     }

@@ -8,7 +8,7 @@
 
 namespace cnn {
 
-enum class Format { table, json, csv };
+enum class Format { table, json, csv, gbench };
 
 struct Options {
   bool list = false;

@@ -1,6 +1,9 @@
 #include "suite/runner.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <csignal>
@@ -19,6 +22,7 @@
 #include "common/system_info.hpp"
 #include "common/timer.hpp"
 #include "suite/cli.hpp"
+#include "suite/gbench.hpp"
 #include "suite/table.hpp"
 
 namespace cnn {
@@ -254,9 +258,17 @@ int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
     if (!fs::is_directory(dir, ec)) {
       throw SuiteError(kExitOther, p.string() + ": directory '" + dir.string() + "' does not exist");
     }
-    if (::access(dir.c_str(), W_OK) != 0) {
-      throw SuiteError(kExitOther, p.string() + ": directory '" + dir.string() + "' is not writable");
+    if (fs::is_directory(p, ec)) throw SuiteError(kExitOther, p.string() + ": is a directory");
+    if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) continue;  // a device such as /dev/null
+    // access(W_OK) says yes to root even on read-only mounts: create and remove a file to be sure.
+    const fs::path probe = dir / (".suite-probe." + std::to_string(::getpid()));
+    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+    if (fd < 0) {
+      throw SuiteError(kExitOther, p.string() + ": directory '" + dir.string() + "' is not writable (" +
+                                       std::strerror(errno) + ")");
     }
+    ::close(fd);
+    ::unlink(probe.c_str());
   }
 
   StopWatch load_clock;
@@ -299,6 +311,7 @@ int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
   if (!opt.quiet) {
     if (opt.format == Format::table) std::cout << format_summary(runs) << "report: " << report_path.string() << "\n";
     else if (opt.format == Format::json) std::cout << report.dump(2) << "\n";
+    else if (opt.format == Format::gbench) std::cout << to_gbench(report, this_machine()).dump(2) << "\n";
     else std::cout << format_csv(runs);
   }
 

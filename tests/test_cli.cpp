@@ -1,7 +1,11 @@
 // The command line: exit codes, one-line errors, and the report. Most tests call suite_main in-process
 // (fast, and with test-only backends such as a faulty one); a few run the real binary.
 #include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
@@ -245,6 +249,78 @@ TEST(CliBinary, ListNamesEveryBackendAndErrorsAreOneLine) {
   const CliResult help = run_suite({"--help"});
   EXPECT_EQ(help.exit_code, 0);
   EXPECT_NE(help.out.find("exit codes"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// ---- reliability: each row of the README's failure table has a test here or above.
+
+TEST(Failures, OversizedDataFileIsRefusedBeforeReading) {
+  TempDir dir;
+  const auto big = dir / "big.bin";
+  write_bytes(big, "");
+  fs::resize_file(big, kMaxBatchFileBytes + kRecordBytes);  // sparse: no disk space used
+  const Result r = run_in_process({"--backend", "serial", "--images", "1", "--data", big.string(), "--quiet",
+                                   "--output", (dir / "r.json").string()});
+  EXPECT_EQ(r.code, 3);
+  expect_one_error_line(r.err, "MiB limit for one CIFAR-10 batch file");
+}
+
+TEST(Failures, DirectoryWhereAFileIsExpected) {
+  TempDir dir;
+  fs::create_directory(dir / "out.json");
+  Result r = run_in_process({"--backend", "serial", "--images", "1", "--output", (dir / "out.json").string()});
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, "out.json: is a directory");
+  r = run_in_process({"--backend", "serial", "--images", "1", "--output", (dir / "r.json").string(),
+                      "--save-probs", dir.path.string()});
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, "is a directory");
+}
+
+TEST(Failures, ReadOnlyOutputDirectoryEvenForRoot) {
+  const Result r = run_in_process({"--backend", "serial", "--images", "1", "--output", "/proc/suite-report.json"});
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, "directory '/proc' is not writable");
+}
+
+// A signal in the middle of a long run: a clear line, exit 128 + signal, and no report or temporary file.
+void expect_clean_interrupt(int sig, int expected_code, const char* expected_line) {
+  TempDir dir;
+  const fs::path report = dir / "r.json";
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(err, 2);
+    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", "4000", "--output",
+            report.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(2500 * 1000);  // after loading and the reference, inside the forward pass (4000 images take ~15 s)
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), expected_code);
+  std::ifstream in(dir / "stderr");
+  const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(err.find(expected_line), std::string::npos) << err;
+  for (const auto& entry : fs::directory_iterator(dir.path))
+    EXPECT_EQ(entry.path().filename(), "stderr") << "left behind: " << entry.path();
+}
+
+TEST(Failures, SigintMidRunLeavesNoReportAndExits130) {
+  expect_clean_interrupt(SIGINT, 130, "suite: error: interrupted by SIGINT, no report written");
+}
+
+TEST(Failures, SigtermMidRunLeavesNoReportAndExits143) {
+  expect_clean_interrupt(SIGTERM, 143, "suite: error: terminated by SIGTERM, no report written");
 }
 
 }  // namespace
