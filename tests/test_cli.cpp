@@ -325,3 +325,55 @@ TEST(Failures, SigtermMidRunLeavesNoReportAndExits143) {
 
 }  // namespace
 }  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// A backend that does no arithmetic: it answers 0.1 for every class (so validation fails, exit 5), which
+// isolates the harness' own memory use.
+class UniformSession : public HostSession {
+ public:
+  double forward(LayerTimes&) override {
+    std::fill(probs_.begin(), probs_.end(), 0.1f);
+    return 0;
+  }
+  std::size_t batch() const override { return n_; }
+};
+
+std::unique_ptr<Backend> make_uniform() {
+  return std::make_unique<VariantTable>(
+      "uniform", [] { return Availability{true, "", "CPU"}; },
+      std::vector<VariantEntry>{{{"tenth", "every probability 0.1", false},
+                                 [](const Network&, const RunConfig&) { return std::make_unique<UniformSession>(); }}});
+}
+
+// The README's bound: host peak <= the data set + N x 3072 (the images, cycled) + N x 80 (two N x 10
+// float buffers) + 128 MiB (program, weights, reference, allocator slack).
+TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
+  TempDir dir;
+  std::string five;
+  for (int i = 0; i < 5; ++i) {
+    five.push_back(char(training_images().labels[i]));
+    five.append(reinterpret_cast<const char*>(training_images().image(i)), kImageBytes);
+  }
+  write_bytes(dir / "five.bin", five);
+  const std::size_t n = 300000;
+  const std::vector<RegistryEntry> registry = {{"uniform", &make_uniform, ""}};
+  const fs::path report = dir / "r.json";
+  EXPECT_EXIT(
+      {
+        const int code = suite_main({"--backend", "uniform", "--images", std::to_string(n), "--data",
+                                     (dir / "five.bin").string(), "--output", report.string(), "--quiet"},
+                                    registry);
+        std::exit(code);
+      },
+      ::testing::ExitedWithCode(5), "validation failed for uniform:tenth");
+  const json j = read_json(report);
+  const double peak = j["runs"][0]["memory_bytes"]["host_peak"].get<double>();
+  const double bound = 5.0 * kRecordBytes + n * 3072.0 + n * 80.0 + 128.0 * (1 << 20);
+  EXPECT_GT(peak, n * 3072.0) << "the cycled images must be counted: is the measurement real?";
+  EXPECT_LE(peak, bound) << "host peak " << peak / 1e6 << " MB, bound " << bound / 1e6 << " MB";
+}
+
+}  // namespace
+}  // namespace cnn::test
