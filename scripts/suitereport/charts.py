@@ -1,0 +1,246 @@
+"""PNG charts of one machine group (matplotlib, Agg backend: no display needed).
+
+Each chart is drawn only where the data has what it shows: speedup needs serial:naive, image scaling
+two image counts of one variant, thread scaling two thread counts of one variant.
+"""
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
+
+from . import analysis  # noqa: E402
+from .analysis import fmt_ms, fmt_speedup  # noqa: E402
+from .load import LAYER_KINDS  # noqa: E402
+
+BACKEND_COLORS = {"serial": "#7f7f7f", "openmp": "#1f77b4", "openacc": "#17becf", "kokkos": "#9467bd",
+                  "cuda": "#2ca02c", "cudnn": "#76b900", "pytorch": "#ee4c2c"}
+LAYER_COLORS = {"conv": "#1f77b4", "relu": "#ff7f0e", "pool": "#2ca02c", "fc": "#d62728", "softmax": "#9467bd",
+                "other": "#8c564b"}
+DPI = 110
+
+
+def _color(backend):
+    return BACKEND_COLORS.get(backend, "#bcbd22")
+
+
+def _label(run, with_threads):
+    s = run.name
+    if with_threads:
+        s += f" ({run.threads} thr)"
+    return s
+
+
+SERIES_COLORS = plt.get_cmap("tab10").colors
+MARKERS = {"serial": "s", "openmp": "o", "openacc": "v", "kokkos": "D", "cuda": "^", "cudnn": "P", "pytorch": "X"}
+
+
+def _series_style(i, backend):
+    return {"color": SERIES_COLORS[i % len(SERIES_COLORS)], "marker": MARKERS.get(backend, "o")}
+
+
+def _log_axis(axis, ticks=None):
+    """Plain numbers on a log axis: the given ticks, else 1-2-5 steps."""
+    if ticks:
+        axis.set_major_locator(FixedLocator(sorted(set(ticks))))
+    else:
+        axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    axis.set_major_formatter(FuncFormatter(_plain_number))
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _save(fig, path):
+    fig.savefig(path, dpi=DPI, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def _plain_number(x, _pos=None):
+    if x >= 1:
+        return f"{x:g}"
+    return f"{x:.3g}"
+
+
+def _bar_runs(group, images):
+    """The runs at one image count, one bar each; several thread counts of a variant: only the fastest
+    unless the variant is all there is."""
+    runs = [r for r in group.runs if r.images == images]
+    threads_vary = len({r.threads for r in runs if r.backend not in ("serial",)}) > 1
+    return runs, threads_vary
+
+
+def _barh(ax, runs, values, threads_vary, failed_note=True):
+    labels = [_label(r, threads_vary) for r in runs]
+    ys = range(len(runs))
+    bars = ax.barh(ys, values, color=[_color(r.backend) for r in runs])
+    for bar, r in zip(bars, runs):
+        if not r.passed and r.validation:
+            bar.set_hatch("//")
+            bar.set_edgecolor("black")
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([lab + ("  [validation FAILED]" if failed_note and r.validation and not r.passed else "")
+                        for lab, r in zip(labels, runs)])
+    ax.invert_yaxis()
+    return bars
+
+
+def _fig_for_bars(n):
+    return plt.subplots(figsize=(8.5, 1.2 + 0.38 * max(n, 2)))
+
+
+def time_chart(group, images, path):
+    runs, threads_vary = _bar_runs(group, images)
+    if not runs:
+        return None
+    fig, ax = _fig_for_bars(len(runs))
+    values = [r.forward_ms for r in runs]
+    _barh(ax, runs, values, threads_vary)
+    ax.set_xscale("log")
+    _log_axis(ax.xaxis)
+    lo, hi = min(values), max(values)
+    ax.set_xlim(lo / 3, hi * 6)
+    for i, v in enumerate(values):
+        ax.text(v * 1.08, i, f"{fmt_ms(v)} ms", va="center", fontsize=8)
+    ax.set_xlabel("forward time per pass, ms (median, log scale; shorter is faster)")
+    ax.set_title(f"Forward time, {images} images\n{group.machine.label}", fontsize=11)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    return _save(fig, path)
+
+
+def speedup_chart(group, images, path):
+    runs, threads_vary = _bar_runs(group, images)
+    base = analysis.baselines(group, images).serial
+    if base is None or len(runs) < 2:
+        return None
+    fig, ax = _fig_for_bars(len(runs))
+    values = [base.forward_ms / r.forward_ms for r in runs]
+    _barh(ax, runs, values, threads_vary)
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: _plain_number(x) + "×"))
+    ax.axvline(1.0, color="black", linewidth=0.8)
+    ax.set_xlim(min(min(values), 1) / 2, max(values) * 5)
+    for i, v in enumerate(values):
+        ax.text(v * 1.08, i, fmt_speedup(v), va="center", fontsize=8)
+    ax.set_xlabel(f"speedup over serial:naive ({fmt_ms(base.forward_ms)} ms), log scale; longer is faster")
+    ax.set_title(f"Speedup over serial:naive, {images} images\n{group.machine.label}", fontsize=11)
+    ax.grid(axis="x", which="major", alpha=0.3)
+    return _save(fig, path)
+
+
+def layers_chart(group, images, path):
+    runs = [r for r in group.runs if r.images == images and r.layers_ms]
+    if not runs:
+        return None
+    threads_vary = len({r.threads for r in runs}) > 1
+    kinds = list(LAYER_KINDS) + (["other"] if any("other" in r.layer_totals() for r in runs) else [])
+    fig, ax = _fig_for_bars(len(runs))
+    left = [0.0] * len(runs)
+    totals = [sum(r.layer_totals().values()) for r in runs]
+    for k in kinds:
+        shares = [100 * r.layer_totals().get(k, 0.0) / t if t > 0 else 0 for r, t in zip(runs, totals)]
+        ax.barh(range(len(runs)), shares, left=left, color=LAYER_COLORS[k], label=k)
+        left = [a + b for a, b in zip(left, shares)]
+    ax.set_yticks(range(len(runs)))
+    ax.set_yticklabels([_label(r, threads_vary) for r in runs])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 100)
+    for i, t in enumerate(totals):
+        ax.text(101, i, f"{fmt_ms(t)} ms", va="center", fontsize=8)
+    ax.set_xlabel("share of the summed layer times, % (right: their sum per forward pass)")
+    ax.set_title(f"Per-layer breakdown, {images} images\n{group.machine.label}", fontsize=11)
+    ax.legend(ncol=len(kinds), loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.3 / max(len(runs), 2)),
+              frameon=False, fontsize=8)
+    return _save(fig, path)
+
+
+def _series(runs, key):
+    """{label: sorted [(x, run)]} of the variants that have two or more x values."""
+    by = {}
+    for r in runs:
+        by.setdefault(r.name, []).append((key(r), r))
+    return {name: sorted(pts, key=lambda p: p[0]) for name, pts in by.items() if len({x for x, _ in pts}) > 1}
+
+
+def images_scaling_chart(group, path):
+    # One line per variant and thread count: the fastest configuration of each image count.
+    runs = {}
+    for r in group.runs:
+        k = (r.name, r.threads, r.images)
+        if k not in runs or r.forward_ms < runs[k].forward_ms:
+            runs[k] = r
+    threads_vary = len({r.threads for r in runs.values()}) > 1
+    by = {}
+    for r in runs.values():
+        by.setdefault(_label(r, threads_vary), []).append(r)
+    series = {lab: sorted(rs, key=lambda r: r.images) for lab, rs in by.items() if len(rs) > 1}
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    for i, (lab, rs) in enumerate(series.items()):
+        ax.plot([r.images for r in rs], [r.images_per_s for r in rs], label=lab,
+                linestyle="-" if rs[0].threads <= 1 else "--", **_series_style(i, rs[0].backend))
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    _log_axis(ax.xaxis, [r.images for rs in series.values() for r in rs])
+    _log_axis(ax.yaxis)
+    ax.set_xlabel("images per run (log scale)")
+    ax.set_ylabel("images/s (log scale; higher is faster)")
+    ax.set_title(f"Scaling with image count\n{group.machine.label}", fontsize=11)
+    ax.grid(which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    return _save(fig, path)
+
+
+def threads_scaling_chart(group, images, path):
+    runs = [r for r in group.runs if r.images == images]
+    series = _series(runs, lambda r: r.threads)
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8.5, 5))
+    for i, (name, pts) in enumerate(series.items()):
+        xs = [x for x, _ in pts]
+        ys = [r.images_per_s for _, r in pts]
+        line, = ax.plot(xs, ys, label=name, **_series_style(i, pts[0][1].backend))
+        x0, y0 = xs[0], ys[0]
+        ax.plot([x0, xs[-1]], [y0, y0 * xs[-1] / x0], linestyle=":", color=line.get_color(), alpha=0.6)
+    ax.plot([], [], linestyle=":", color="gray", label="linear scaling from the fewest threads")
+    ax.set_xscale("log", base=2)
+    _log_axis(ax.xaxis, [x for pts in series.values() for x, _ in pts])
+    ax.set_xlabel("threads (log scale)")
+    ax.set_ylabel("images/s (higher is faster)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"Scaling with threads, {images} images\n{group.machine.label}", fontsize=11)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
+    return _save(fig, path)
+
+
+CHARTS = ("time", "layers", "speedup", "images", "threads")
+
+
+def draw_group(group, out_dir, slug, images=None):
+    """Every chart the group's data supports; returns [(kind, path)]."""
+    n = images or group.main_image_count()
+    made = []
+    jobs = (("time", lambda p: time_chart(group, n, p)),
+            ("layers", lambda p: layers_chart(group, n, p)),
+            ("speedup", lambda p: speedup_chart(group, n, p)),
+            ("images", lambda p: images_scaling_chart(group, p)),
+            ("threads", lambda p: threads_scaling_chart(group, n, p)))
+    for kind, draw in jobs:
+        path = out_dir / f"{slug}-{kind}.png"
+        if draw(path):
+            made.append((kind, path))
+    return made
+
+
+def slugs(groups):
+    """A file-name prefix per group: the report set's name, made unique with the host where needed."""
+    names = [g.machine.slug for g in groups]
+    out = []
+    for g, s in zip(groups, names):
+        if names.count(s) > 1:
+            s = f"{s}-{g.machine.host}"
+        out.append(s.replace("/", "-"))
+    return out

@@ -1,0 +1,36 @@
+"""What every tool's main() shares: one clear line on stderr and exit code 2 for bad input."""
+
+import argparse
+import sys
+
+from .load import ReportError
+
+EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (`prog: error: ...`), exit 2."""
+
+    def error(self, message):
+        print(f"{self.prog}: error: {message} (see --help)", file=sys.stderr)
+        sys.exit(EXIT_BAD_INPUT)
+
+
+def add_report_paths(parser):
+    parser.add_argument("paths", nargs="*", metavar="REPORT|FOLDER",
+                        help="report files or folders, searched recursively (default: results/, without "
+                             "results/local/)")
+
+
+def run(prog, main, argv=None):
+    try:
+        return main(sys.argv[1:] if argv is None else argv)
+    except ReportError as e:
+        print(f"{prog}: error: {e}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except BrokenPipeError:  # `scripts/report | head`
+        sys.stderr.close()
+        return EXIT_OK
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,278 @@
+"""Finding, reading and checking suite reports (schema: common/report.cpp, schema_version 1).
+
+A report named on the command line must be a valid suite report; in a folder that is scanned, JSON
+files that are no suite report at all (no schema_version, e.g. `suite --format gbench` output) and
+reports without runs are skipped with a note on stderr, anything else that is wrong is an error.
+"""
+
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+SCHEMA_VERSION = 1
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DEFAULT_RESULTS = REPO_ROOT / "results"
+SKIPPED_DIRS = ("local", "charts")  # under the scanned folder: private runs, generated charts
+LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
+
+
+class ReportError(Exception):
+    """Bad input: one line that names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Where runs were taken. In a scanned folder, each sub-folder (results/cpu/, results/h200/) is one
+    machine by convention, whatever host name its reports carry (a peer such as PyTorch may not write
+    one); reports given one by one, or at the top of the folder, are grouped by host."""
+
+    set_name: str
+    host: str
+    cpu_model: str = ""
+    gpu_name: str = ""
+    logical_cores: int = 0
+
+    @property
+    def key(self):
+        return ("set", self.set_name) if self.set_name else ("host", self.host)
+
+    @property
+    def label(self):
+        hw = self.cpu_model or "unknown CPU"
+        if self.gpu_name:
+            hw += " + " + self.gpu_name
+        name = self.set_name or self.host
+        return f"{name}: {hw}" if name else hw
+
+    @property
+    def slug(self):
+        base = self.set_name or self.host or "machine"
+        return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-") or "machine"
+
+
+@dataclass
+class Run:
+    backend: str
+    variant: str
+    images: int
+    forward_ms: float  # median of the timed forward passes
+    device: str = ""
+    threads: int = 1
+    batch: int = 0
+    distinct_images: int = 0
+    forward_min_ms: float = 0.0
+    forward_max_ms: float = 0.0
+    samples: int = 0
+    images_per_s: float = 0.0
+    gflop_per_s: float = 0.0
+    accuracy: float = None
+    validation: dict = field(default_factory=dict)
+    phases_ms: dict = field(default_factory=dict)
+    layers_ms: dict = field(default_factory=dict)
+    device_info: dict = field(default_factory=dict)
+    machine: Machine = None
+    source: str = ""
+    date: str = ""
+    git_commit: str = ""
+
+    @property
+    def name(self):
+        return f"{self.backend}:{self.variant}"
+
+    @property
+    def passed(self):
+        return bool(self.validation.get("passed", False))
+
+    @property
+    def on_gpu(self):
+        if any(k.startswith("gpu_") for k in self.device_info):
+            return True
+        if self.backend in ("cuda", "cudnn") or (self.backend == "pytorch" and self.variant.startswith("cuda")):
+            return True
+        return re.search(r"\b(gpu|cuda|nvidia|h100|h200|a100)\b", self.device.lower()) is not None
+
+    def layer_totals(self):
+        """conv/relu/pool/fc/softmax totals (ms) of a layer-wise run; layers of another kind: 'other'."""
+        totals = {}
+        for layer, ms in self.layers_ms.items():
+            kind = next((k for k in LAYER_KINDS if layer.lower().startswith(k)), "other")
+            totals[kind] = totals.get(kind, 0.0) + ms
+        return totals
+
+
+@dataclass
+class Report:
+    path: str
+    meta: dict
+    runs: list
+
+
+def _is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _number(obj, key, default=0.0):
+    v = obj.get(key, default) if isinstance(obj, dict) else default
+    return float(v) if _is_number(v) else default
+
+
+def _parse_run(path, i, r, machine, meta):
+    where = f"{path}: runs[{i}]"
+    if not isinstance(r, dict):
+        raise ReportError(f"{where}: not a JSON object")
+    for key in ("backend", "variant"):
+        if not isinstance(r.get(key), str) or not r[key]:
+            raise ReportError(f"{where}: missing or empty '{key}'")
+    images = r.get("images")
+    if isinstance(images, float) and images.is_integer():  # 1200.0 from a peer's JSON writer
+        images = int(images)
+    if not isinstance(images, int) or isinstance(images, bool) or images < 1:
+        raise ReportError(f"{where}: 'images' must be a positive integer")
+    fwd = r.get("forward_ms")
+    median = fwd.get("median") if isinstance(fwd, dict) else None
+    if not _is_number(median):
+        median = (r.get("phases_ms") or {}).get("forward") if isinstance(r.get("phases_ms"), dict) else None
+    if not _is_number(median) or median <= 0:
+        raise ReportError(f"{where}: no positive forward time (forward_ms.median)")
+    fwd = fwd if isinstance(fwd, dict) else {}
+    samples = fwd.get("samples") if isinstance(fwd.get("samples"), list) else []
+    ips = _number(r, "images_per_s") or images / (median / 1000.0)
+    flops = _number(meta, "flops_per_image")
+    gflops = _number(r, "gflop_per_s") or (ips * flops / 1e9 if flops else 0.0)
+    acc = r.get("accuracy")
+
+    def number_dict(key):
+        d = r.get(key)
+        return {k: float(v) for k, v in d.items() if _is_number(v)} if isinstance(d, dict) else {}
+
+    layers = number_dict("layers_ms")
+    order = ["conv1", "relu1", "pool1", "conv2", "relu2", "pool2", "conv3", "relu3", "pool3", "fc", "softmax"]
+    layers = dict(sorted(layers.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
+    return Run(
+        backend=r["backend"],
+        variant=r["variant"],
+        images=images,
+        forward_ms=float(median),
+        device=r.get("device") if isinstance(r.get("device"), str) else "",
+        threads=int(r["threads"]) if _is_number(r.get("threads")) else 1,
+        batch=int(r["batch"]) if _is_number(r.get("batch")) else 0,
+        distinct_images=int(r["distinct_images"]) if _is_number(r.get("distinct_images")) else images,
+        forward_min_ms=_number(fwd, "min", median),
+        forward_max_ms=_number(fwd, "max", median),
+        samples=len(samples),
+        images_per_s=ips,
+        gflop_per_s=gflops,
+        accuracy=float(acc) if _is_number(acc) else None,
+        validation=r.get("validation") if isinstance(r.get("validation"), dict) else {},
+        phases_ms=number_dict("phases_ms"),
+        layers_ms=layers,
+        device_info=r.get("device_info") if isinstance(r.get("device_info"), dict) else {},
+        machine=machine,
+        source=str(path),
+        date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
+        git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
+    )
+
+
+def read_report(path, set_name="", strict=True):
+    """Reads one report. Returns None (after a note on stderr) for a file that a folder scan skips."""
+    path = Path(path)
+    where = shown(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ReportError(f"{where}: no such file or folder") from None
+    except IsADirectoryError:
+        raise ReportError(f"{where}: is a folder") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReportError(f"{where}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+    if not text.strip():
+        raise ReportError(f"{where}: empty file, not a report")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"{where}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        if strict:
+            raise ReportError(f"{where}: not a suite report (no schema_version)")
+        print(f"note: skipping {where}: not a suite report (no schema_version)", file=sys.stderr)
+        return None
+    version = data["schema_version"]
+    if version != SCHEMA_VERSION:
+        raise ReportError(f"{where}: schema_version {version!r} is not supported (these tools read {SCHEMA_VERSION})")
+    meta = data.get("meta", {})
+    if not isinstance(meta, dict):
+        raise ReportError(f"{where}: 'meta' is not an object")
+    runs = data.get("runs")
+    if not isinstance(runs, list):
+        raise ReportError(f"{where}: no 'runs' list")
+    if not runs:
+        if strict:
+            raise ReportError(f"{where}: the report has no runs")
+        print(f"note: skipping {where}: the report has no runs", file=sys.stderr)
+        return None
+    gpu = meta.get("gpu") if isinstance(meta.get("gpu"), dict) else {}
+    machine = Machine(
+        set_name=set_name,
+        host=str(meta.get("host", "") or "unknown host"),
+        cpu_model=str(meta.get("cpu_model", "") or ""),
+        gpu_name=str(gpu.get("gpu_name", "") or ""),
+        logical_cores=int(meta["logical_cores"]) if _is_number(meta.get("logical_cores")) else 0,
+    )
+    parsed = [_parse_run(where, i, r, machine, meta) for i, r in enumerate(runs)]
+    return Report(path=where, meta=meta, runs=parsed)
+
+
+def shown(path):
+    """The path as the user would write it: relative to the working folder where it is inside it."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(Path(path).absolute()) if rel.startswith("..") else rel
+
+
+def find_report_files(root):
+    """JSON files under a folder, sorted, skipping local/ and charts/ directly under it."""
+    root = Path(root)
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        here = Path(dirpath)
+        if here == root:
+            dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        out += [here / f for f in sorted(filenames) if f.endswith(".json")]
+    return out
+
+
+def load_reports(paths=None, default=DEFAULT_RESULTS, allow_empty=False, skip_bad=False):
+    """Reports from files and folders (default: results/). Raises ReportError on bad input; with
+    skip_bad, a bad report found in a folder is skipped with a note instead."""
+    paths = [Path(p) for p in paths] if paths else [Path(default)]
+    reports = []
+    for p in paths:
+        if p.is_dir():
+            for f in find_report_files(p):
+                rel = f.parent.relative_to(p)
+                set_name = "" if str(rel) == "." else rel.as_posix()
+                try:
+                    rep = read_report(f, set_name=set_name, strict=False)
+                except ReportError as e:
+                    if not skip_bad:
+                        raise
+                    print(f"note: skipping {e}", file=sys.stderr)
+                    continue
+                if rep:
+                    reports.append(rep)
+        else:
+            reports.append(read_report(p))
+    if not reports and not allow_empty:
+        raise ReportError(f"{', '.join(shown(p) for p in paths)}: no suite reports found")
+    return reports
+
+
+def all_runs(reports):
+    return [r for rep in reports for r in rep.runs]

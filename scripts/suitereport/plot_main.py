@@ -1,0 +1,36 @@
+"""scripts/plot: PNG charts of suite reports, one set per machine group."""
+
+from pathlib import Path
+
+from . import analysis, cli, load
+
+
+def main(argv):
+    p = cli.Parser(prog="plot", description=(
+        "PNG charts from suite reports, per machine (report set and host): forward time per backend "
+        "(log scale), per-layer stacked shares, speedup over serial:naive, and scaling with image count "
+        "and threads where the data has several."))
+    cli.add_report_paths(p)
+    p.add_argument("--out", default=str(load.DEFAULT_RESULTS / "charts"), metavar="DIR",
+                   help="folder for the PNG files (default: results/charts/)")
+    p.add_argument("--images", type=int, metavar="N",
+                   help="image count of the one-count charts (default: the count most runs share)")
+    args = p.parse_args(argv)
+    groups = analysis.group_runs(load.all_runs(load.load_reports(args.paths)))
+    from . import charts  # matplotlib: only once the input is known to be good
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise load.ReportError(f"{args.out}: cannot create the folder: {e.strerror}") from None
+    written = 0
+    for g, slug in zip(groups, charts.slugs(groups)):
+        if args.images and args.images not in g.image_counts():
+            print(f"{g.machine.label}: no run with {args.images} images, skipped")
+            continue
+        for kind, path in charts.draw_group(g, out, slug, args.images):
+            print(f"wrote {path}  ({kind}, {g.machine.label})")
+            written += 1
+    if not written:
+        raise load.ReportError("no chart drawn: no data for one")
+    return cli.EXIT_OK

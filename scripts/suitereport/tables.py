@@ -1,0 +1,212 @@
+"""The tables of scripts/report and results/README.md, and their Markdown, CSV and LaTeX forms.
+
+Cells hold raw values; each column's kind says how Markdown and LaTeX show them (CSV keeps full
+precision and no units, for spreadsheets and pandas).
+"""
+
+import csv
+import io
+from dataclasses import dataclass, field
+
+from . import analysis
+from .analysis import fmt_ms, fmt_rate, fmt_speedup
+from .load import LAYER_KINDS
+
+
+@dataclass
+class Column:
+    name: str
+    kind: str = "text"  # text | int | ms | rate | speedup | pct | acc
+    csv_name: str = ""  # ASCII header for CSV (default: the name)
+
+    @property
+    def right(self):
+        return self.kind != "text"
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list
+    rows: list = field(default_factory=list)
+    notes: list = field(default_factory=list)
+    machine: str = ""  # the machine group's label (a column in CSV)
+
+
+def _pretty(value, kind):
+    if value is None or value == "":
+        return "–"
+    if kind == "ms":
+        return fmt_ms(value)
+    if kind == "rate":
+        return fmt_rate(value)
+    if kind == "speedup":
+        return fmt_speedup(value)
+    if kind == "pct":
+        return f"{100 * value:.1f} %"
+    if kind == "acc":
+        return f"{100 * value:.2f} %"
+    return str(value)
+
+
+def _raw(value):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return repr(value)
+    return str(value)
+
+
+# ---- the tables
+
+
+def runs_table(group):
+    """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation."""
+    cols = [Column("backend:variant"), Column("device"), Column("images", "int"), Column("threads", "int"),
+            Column("batch", "int"), Column("forward ms (median)", "ms", "forward_ms_median"),
+            Column("images/s", "rate", "images_per_s"), Column("GFLOP/s", "rate", "gflop_per_s"),
+            Column("× serial:naive", "speedup", "speedup_vs_serial_naive"),
+            Column("× cuDNN", "speedup", "speedup_vs_cudnn"), Column("× PyTorch", "speedup", "speedup_vs_pytorch"),
+            Column("accuracy", "acc"), Column("validation")]
+    t = Table(title=f"Forward pass — {group.machine.label}", columns=cols, machine=group.machine.label)
+    for r in group.runs:
+        s_serial, s_cudnn, s_torch = analysis.speedups(group, r)
+        v = r.validation
+        if not v:
+            valid = "not validated"
+        elif r.passed:
+            valid = f"passed ({v.get('max_abs_prob_diff', 0):.1e})"
+        else:
+            valid = f"FAILED ({v.get('max_abs_prob_diff', 0):.1e}, {v.get('top1_mismatches', '?')} top-1)"
+        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s,
+                       s_serial, s_cudnn, s_torch, r.accuracy, valid])
+    t.notes.append("forward ms: median of the timed forward passes; × X: X's forward time over this run's, "
+                   "same machine and same image count (– where there is no such run)")
+    t.notes += ["baselines at " + n for n in analysis.baseline_notes(group)]
+    if len(group.hosts) > 1:
+        t.notes.append(f"these reports come from several hosts ({', '.join(group.hosts)}): one report folder "
+                       "should hold one machine's reports, or the speedups mix machines")
+    if group.superseded:
+        t.notes.append(f"{group.superseded} older run(s) of the same configuration left out (the newest report wins)")
+    return t
+
+
+def layers_table(group):
+    """The thesis' per-layer breakdown: conv/relu/pool/fc/softmax totals of each layer-wise run."""
+    runs = [r for r in group.runs if r.layers_ms]
+    if not runs:
+        return None
+    kinds = list(LAYER_KINDS)
+    if any("other" in r.layer_totals() for r in runs):
+        kinds.append("other")
+    cols = ([Column("backend:variant"), Column("images", "int"), Column("threads", "int")] +
+            [Column(f"{k} ms", "ms", f"{k}_ms") for k in kinds] +
+            [Column("Σ layers ms", "ms", "layers_sum_ms"), Column("forward ms", "ms", "forward_ms"),
+             Column("conv share", "pct", "conv_share")])
+    t = Table(title=f"Per-layer breakdown — {group.machine.label}", columns=cols, machine=group.machine.label)
+    for r in runs:
+        tot = r.layer_totals()
+        total = sum(tot.values())
+        t.rows.append([r.name, r.images, r.threads] + [tot.get(k, 0.0) for k in kinds] +
+                      [total, r.forward_ms, tot.get("conv", 0.0) / total if total > 0 else None])
+    t.notes.append("layer times: mean per forward pass over the timed passes, summed per layer kind "
+                   "(conv1+conv2+conv3, ...); only variants that run layer by layer report them")
+    return t
+
+
+PHASES = ("load", "setup", "h2d", "forward", "d2h", "total", "end_to_end")
+
+
+def phases_table(group):
+    """Phases of the runs that copy to and from a device (h2d/d2h present); None when there are none."""
+    runs = [r for r in group.runs if "h2d" in r.phases_ms or "d2h" in r.phases_ms or "end_to_end" in r.phases_ms]
+    if not runs:
+        return None
+    cols = [Column("backend:variant"), Column("images", "int")] + [Column(f"{p} ms", "ms", f"{p}_ms") for p in PHASES]
+    t = Table(title=f"Phases — {group.machine.label}", columns=cols, machine=group.machine.label)
+    for r in runs:
+        t.rows.append([r.name, r.images] + [r.phases_ms.get(p) for p in PHASES])
+    t.notes.append("total = setup + h2d + forward + d2h; end_to_end: copies overlapping compute, where the "
+                   "backend offers it")
+    return t
+
+
+TABLES = ("runs", "layers", "phases")
+
+
+def build_tables(groups, which=TABLES):
+    out = []
+    for g in groups:
+        for name in which:
+            t = {"runs": runs_table, "layers": layers_table, "phases": phases_table}[name](g)
+            if t is not None:
+                out.append(t)
+    return out
+
+
+# ---- renderers
+
+
+def _md_escape(s):
+    return s.replace("|", "\\|")
+
+
+def to_markdown(table, heading="###"):
+    lines = [f"{heading} {table.title}", ""] if heading is not None else []
+    lines.append("| " + " | ".join(_md_escape(c.name) for c in table.columns) + " |")
+    lines.append("|" + "|".join("---:" if c.right else "---" for c in table.columns) + "|")
+    for row in table.rows:
+        lines.append("| " + " | ".join(_md_escape(_pretty(v, c.kind)) for v, c in zip(row, table.columns)) + " |")
+    if table.notes:
+        lines.append("")
+        lines += [f"- {n}" for n in table.notes]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(tables):
+    """All rows of tables with the same columns in one CSV; a machine column first."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    last_header = None
+    for t in tables:
+        header = ["machine"] + [c.csv_name or c.name for c in t.columns]
+        if header != last_header:
+            if last_header is not None:
+                buf.write("\n")
+            w.writerow(header)
+            last_header = header
+        for row in t.rows:
+            w.writerow([t.machine] + [_raw(v) for v in row])
+    return buf.getvalue()
+
+
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                  "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
+                  "×": r"$\times$", "Σ": r"$\Sigma$", "–": "--", "—": "---", "±": r"$\pm$"}
+
+
+def latex_escape(s):
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(s))
+
+
+def to_latex(table):
+    spec = "".join("r" if c.right else "l" for c in table.columns)
+    out = [r"\begin{table}[htbp]", r"\centering", r"\small", rf"\caption{{{latex_escape(table.title)}}}",
+           r"\resizebox{\linewidth}{!}{%", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
+           " & ".join(latex_escape(c.name) for c in table.columns) + r" \\", r"\midrule"]
+    for row in table.rows:
+        out.append(" & ".join(latex_escape(_pretty(v, c.kind)) for v, c in zip(row, table.columns)) + r" \\")
+    out += [r"\bottomrule", r"\end{tabular}}"]
+    for n in table.notes:
+        out.append(r"\par\smallskip{\footnotesize " + latex_escape(n) + "}")
+    out.append(r"\end{table}")
+    return "\n".join(out) + "\n"
+
+
+def render(tables, fmt):
+    if fmt == "csv":
+        return to_csv(tables)
+    if fmt == "latex":
+        return ("% needs \\usepackage{booktabs} and \\usepackage{graphicx} in the preamble\n\n" +
+                "\n".join(to_latex(t) for t in tables))
+    return "\n".join(to_markdown(t) for t in tables)

@@ -1,0 +1,327 @@
+"""Tests of scripts/report, plot, compare and make-results-readme on the reports in data/
+(data/serial.json is a real report; the rest is synthetic, see make_fixtures.py)."""
+
+import copy
+import csv
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+DATA = Path(__file__).resolve().parent / "data"
+RESULTS = DATA / "results"
+SERIAL = DATA / "serial.json"
+sys.path.insert(0, str(SCRIPTS))
+
+from suitereport import analysis, load  # noqa: E402
+
+
+def run(tool, *args, cwd=None):
+    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, cwd=cwd,
+                          timeout=120)
+
+
+def write_report(path, data):
+    path.write_text(json.dumps(data))
+    return path
+
+
+def scaled(src, factor, path):
+    """A copy of src with every forward time multiplied by factor."""
+    data = json.loads(src.read_text())
+    for r in data["runs"]:
+        for k in ("min", "median", "max"):
+            r["forward_ms"][k] *= factor
+        r["forward_ms"]["samples"] = [s * factor for s in r["forward_ms"]["samples"]]
+    return write_report(path, data)
+
+
+# ---- scripts/report
+
+
+def test_scripts_are_executable_and_use_debians_python():
+    for tool in ("report", "plot", "compare", "make-results-readme"):
+        path = SCRIPTS / tool
+        assert path.stat().st_mode & 0o111, tool
+        assert path.read_text().startswith("#!/usr/bin/python3\n"), tool
+
+
+def test_report_markdown_tables_with_speedups_over_the_named_baselines():
+    r = run("report", RESULTS)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "### Forward pass — cpu: AMD EPYC" in out
+    assert "### Forward pass — h200: Intel Xeon Platinum 8480C + NVIDIA H200" in out
+    assert "### Per-layer breakdown — cpu: AMD EPYC" in out
+    assert "### Phases — h200" in out  # GPU runs have h2d/d2h
+    row = next(line for line in out.splitlines() if line.startswith("| cuda:fused | NVIDIA H200 | 200 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    # x serial:naive (0.9 / 0.002), x cuDNN (0.0025 / 0.002), x PyTorch cuda (0.004 / 0.002)
+    assert cells[8:11] == ["450×", "1.25×", "2.00×"]
+    assert "baselines at 200 images: serial:naive (692.3 ms); cuDNN = cudnn:fwd (1.923 ms); " \
+           "PyTorch GPU = pytorch:cuda (3.077 ms)" in out
+    # CPU runs: no cuDNN column value, PyTorch = pytorch:cpu of the same machine
+    row = next(line for line in out.splitlines() if line.startswith("| openmp:tiled | CPU, 2 threads | 200 |"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[8:11] == ["7.14×", "–", "0.36×"]
+    # results/local/ is never read (its report has schema_version 99); non-reports are skipped, said so
+    assert "local" not in out
+    assert "skipping" in r.stderr and "gbench-output.json" in r.stderr
+
+
+def test_report_speedups_only_within_one_machine_and_image_count():
+    # serial:naive exists on both machines with different times: each machine uses its own.
+    r = run("report", RESULTS, "--table", "runs")
+    assert "serial:naive (211.6 ms)" in r.stdout  # cpu, 50 images
+    assert "serial:naive (190.5 ms)" in r.stdout  # h200, 50 images
+    # the h200 serial run is 0.9 of the cpu one: a mix-up would show 1.11x or 0.90x for serial itself
+    assert "| serial:naive | CPU, 1 thread | 50 | 1 | 1 | 190.5 | 263 | 2.06 | 1.00× |" in r.stdout
+
+
+def test_report_csv_is_flat_and_machine_readable():
+    r = run("report", RESULTS, "--format", "csv", "--table", "runs")
+    assert r.returncode == 0, r.stderr
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert len(rows) == 22
+    assert {"machine", "backend:variant", "images", "forward_ms_median", "images_per_s", "speedup_vs_serial_naive",
+            "speedup_vs_cudnn", "speedup_vs_pytorch", "accuracy"} <= set(rows[0])
+    fused = [x for x in rows if x["backend:variant"] == "cuda:fused" and x["images"] == "200"][0]
+    assert float(fused["speedup_vs_serial_naive"]) == pytest.approx(450)
+    assert float(fused["forward_ms_median"]) == pytest.approx(1.5384, rel=1e-3)
+    assert rows[0]["speedup_vs_cudnn"] == ""  # no baseline: empty, not a dash
+
+
+def test_report_csv_all_tables_are_separated_by_a_blank_line():
+    r = run("report", SERIAL, "--format", "csv")
+    blocks = r.stdout.strip().split("\n\n")
+    assert len(blocks) == 2  # runs, layers (no device phases)
+    assert blocks[1].startswith("machine,backend:variant,images,threads,conv_ms")
+
+
+def test_report_latex_is_booktabs_with_escapes():
+    r = run("report", RESULTS, "--format", "latex")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert out.count(r"\begin{table}") == out.count(r"\end{table}") >= 4
+    assert r"\toprule" in out and r"\midrule" in out and r"\bottomrule" in out
+    assert r"$\times$ serial:naive" in out and r"$\Sigma$ layers ms" in out
+    assert r"80.00 \%" in out  # % escaped
+    assert "×" not in out and "Σ" not in out and "–" not in out  # only ASCII LaTeX
+    body = out.replace(r"\{", "").replace(r"\}", "")
+    assert body.count("{") == body.count("}")
+
+
+def test_report_image_filter_and_table_choice():
+    r = run("report", RESULTS, "--images", "50", "--table", "layers")
+    assert r.returncode == 0, r.stderr
+    assert "| 200 |" not in r.stdout and "| serial:naive | 50 |" in r.stdout
+    assert "Forward pass" not in r.stdout
+    r = run("report", RESULTS, "--images", "7")
+    assert r.returncode == 2 and r.stderr.splitlines()[-1] == "report: error: no run with --images 7"
+
+
+def test_newest_duplicate_wins(tmp_path):
+    old = json.loads(SERIAL.read_text())
+    new = copy.deepcopy(old)
+    new["meta"]["date_utc"] = "2030-01-01T00:00:00Z"
+    for r in new["runs"]:
+        r["forward_ms"]["median"] = 100.0
+    write_report(tmp_path / "a.json", new)
+    write_report(tmp_path / "b.json", old)
+    groups = analysis.group_runs(load.all_runs(load.load_reports([tmp_path])))
+    assert len(groups) == 1 and groups[0].superseded == 2
+    assert [r.forward_ms for r in groups[0].runs] == [100.0, 100.0]
+    r = run("report", tmp_path)
+    assert "2 older run(s) of the same configuration left out" in r.stdout
+
+
+# ---- bad input: one clear line on stderr, exit 2, for every tool
+
+
+BAD = {
+    "missing": (DATA / "bad" / "no-such-file.json", "no such file or folder"),
+    "not json": (DATA / "bad" / "not-json.json", "not JSON (line 1 column 3"),
+    "empty file": (DATA / "bad" / "empty-file.json", "empty file, not a report"),
+    "wrong schema": (DATA / "bad" / "wrong-schema.json", "schema_version 2 is not supported"),
+    "empty report": (DATA / "bad" / "empty-runs.json", "the report has no runs"),
+    "not a report": (DATA / "bad" / "not-a-report.json", "not a suite report (no schema_version)"),
+    "bad run": (DATA / "bad" / "run-without-backend.json", "runs[0]: missing or empty 'backend'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+@pytest.mark.parametrize("tool", ["report", "plot", "compare-new", "compare-base"])
+def test_bad_input_is_one_line_and_exit_2(case, tool, tmp_path):
+    path, message = BAD[case]
+    if tool == "report":
+        r = run("report", path)
+    elif tool == "plot":
+        r = run("plot", path, "--out", tmp_path)
+    elif tool == "compare-new":
+        r = run("compare", SERIAL, path)
+    else:
+        r = run("compare", path, SERIAL)
+    prog = tool.split("-")[0]
+    assert r.returncode == 2, r.stdout + r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert lines[0].startswith(f"{prog}: error: ") and path.name in lines[0] and message in lines[0], lines[0]
+    assert "Traceback" not in r.stderr
+
+
+def test_bad_report_in_a_folder_stops_unless_skipped(tmp_path):
+    shutil.copy(SERIAL, tmp_path / "good.json")
+    shutil.copy(DATA / "bad" / "wrong-schema.json", tmp_path / "bad.json")
+    r = run("report", tmp_path)
+    assert r.returncode == 2 and "bad.json: schema_version 2" in r.stderr
+    out = tmp_path / "res"
+    shutil.copytree(tmp_path, out, ignore=shutil.ignore_patterns("res"))
+    r = run("make-results-readme", "--results", out, "--skip-bad")
+    assert r.returncode == 0, r.stderr
+    assert "note: skipping" in r.stderr and "bad.json" in r.stderr
+
+
+def test_usage_errors_and_a_folder_without_reports(tmp_path):
+    r = run("report", tmp_path)
+    assert r.returncode == 2 and r.stderr.strip() == f"report: error: {tmp_path}: no suite reports found"
+    r = run("report", "--format", "xml", SERIAL)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1 and "invalid choice" in r.stderr
+
+
+# ---- scripts/compare: the regression gate
+
+
+def test_compare_flags_an_injected_20_percent_slowdown(tmp_path):
+    slow = scaled(SERIAL, 1.20, tmp_path / "slow.json")
+    r = run("compare", SERIAL, slow)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "| serial:naive/images:50 | 211.6 | 254.0 | +20.0 % | SLOWER |" in r.stdout
+    assert "FAIL: 2 of 2 benchmark(s) slower than +10 %" in r.stdout
+
+
+def test_compare_passes_an_unchanged_pair_and_small_noise(tmp_path):
+    r = run("compare", SERIAL, SERIAL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "+0.0 % | ok |" in r.stdout and "OK: 0 of 2" in r.stdout
+    noisy = scaled(SERIAL, 1.05, tmp_path / "noisy.json")
+    assert run("compare", SERIAL, noisy).returncode == 0
+    assert run("compare", SERIAL, noisy, "--threshold", "3%").returncode == 1
+    assert run("compare", SERIAL, noisy, "--threshold", "4").returncode == 1  # plain number: percent
+    faster = scaled(SERIAL, 0.5, tmp_path / "faster.json")
+    r = run("compare", SERIAL, faster)
+    assert r.returncode == 0 and "-50.0 % | faster |" in r.stdout
+
+
+def test_compare_folders_and_benchmarks_on_one_side_only(tmp_path):
+    base, new = tmp_path / "base", tmp_path / "new"
+    shutil.copytree(RESULTS / "cpu", base)
+    shutil.copytree(RESULTS / "cpu", new)
+    (new / "pytorch-cpu.json").unlink()
+    scaled(RESULTS / "cpu" / "openmp-t2.json", 1.3, new / "openmp-t2.json")
+    r = run("compare", base, new)
+    assert r.returncode == 1
+    assert "| openmp:tiled/images:200/threads:2 | 107.7 | 140.0 | +30.0 % | SLOWER |" in r.stdout
+    assert "| openmp:tiled/images:200/threads:1 | 205.1 | 205.1 | +0.0 % | ok |" in r.stdout
+    assert "| pytorch:cpu/images:50 | 10.58 | – | – | only in BASE |" in r.stdout
+    assert "4 of 10 benchmark(s) slower" in r.stdout
+
+
+def test_compare_fails_on_a_run_that_failed_validation(tmp_path):
+    data = json.loads(SERIAL.read_text())
+    data["runs"][0]["validation"]["passed"] = False
+    r = run("compare", SERIAL, write_report(tmp_path / "invalid.json", data))
+    assert r.returncode == 1 and "INVALID (validation failed)" in r.stdout
+
+
+def test_compare_csv_and_bad_threshold_and_nothing_in_common(tmp_path):
+    r = run("compare", SERIAL, SERIAL, "--format", "csv")
+    assert r.returncode == 0
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    assert rows[0]["benchmark"] == "serial:naive/images:50" and float(rows[0]["delta"]) == 0.0
+    r = run("compare", SERIAL, SERIAL, "--threshold", "ten")
+    assert r.returncode == 2 and r.stderr.strip() == \
+        "compare: error: --threshold 'ten': expected a percentage such as 10% or 2.5%"
+    other = json.loads(SERIAL.read_text())
+    for x in other["runs"]:
+        x["images"] += 1
+    r = run("compare", SERIAL, write_report(tmp_path / "other.json", other))
+    assert r.returncode == 2 and "no benchmark in common" in r.stderr
+
+
+# ---- scripts/plot and make-results-readme
+
+
+def png_size(path):
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n", path
+    return int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+
+
+def test_plot_draws_every_chart_the_data_supports(tmp_path):
+    r = run("plot", RESULTS, "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    names = sorted(p.name for p in tmp_path.glob("*.png"))
+    assert names == ["cpu-images.png", "cpu-layers.png", "cpu-speedup.png", "cpu-threads.png", "cpu-time.png",
+                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png"]
+    for p in tmp_path.glob("*.png"):
+        w, h = png_size(p)
+        assert 400 < w < 2000 and 200 < h < 1500, (p.name, w, h)
+    # one image count, no threads: no scaling charts; no serial:naive, no speedup chart
+    only = tmp_path / "only"
+    data = json.loads((RESULTS / "h200" / "pytorch-cuda.json").read_text())
+    data["runs"] = data["runs"][:1]
+    r = run("plot", write_report(tmp_path / "one.json", data), "--out", only)
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in only.glob("*.png")) == ["gpu-node-time.png"]
+
+
+def test_make_results_readme_tables_charts_and_determinism(tmp_path):
+    res = tmp_path / "results"
+    shutil.copytree(RESULTS, res)
+    (res / "charts").mkdir()
+    (res / "charts" / "stale.png").write_bytes(b"old")
+    r = run("make-results-readme", "--results", res)
+    assert r.returncode == 0, r.stderr
+    text = (res / "README.md").read_text()
+    assert text.startswith("# Results\n")
+    assert "## cpu: AMD EPYC" in text and "## h200: Intel Xeon Platinum 8480C + NVIDIA H200" in text
+    assert "![Forward time per backend, cpu: AMD EPYC](charts/cpu-time.png)" in text
+    assert "`cpu/serial.json`" in text and "**synthetic test data**" in text
+    assert "local/" not in text.split("## How this page is made")[0]
+    for link in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
+        assert (res / link).is_file(), link
+    assert not (res / "charts" / "stale.png").exists()
+    before = {p.name: p.read_bytes() for p in (res / "charts").glob("*.png")}
+    assert run("make-results-readme", "--results", res).returncode == 0
+    assert (res / "README.md").read_text() == text
+    assert {p.name: p.read_bytes() for p in (res / "charts").glob("*.png")} == before
+
+
+def test_make_results_readme_with_no_reports(tmp_path):
+    (tmp_path / "local").mkdir()
+    shutil.copy(SERIAL, tmp_path / "local" / "mine.json")
+    r = run("make-results-readme", "--results", tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert "No reports are committed yet." in (tmp_path / "README.md").read_text()
+    assert not (tmp_path / "charts").exists()
+
+
+def test_a_report_folder_is_one_machine_even_when_a_peer_names_its_host_otherwise(tmp_path):
+    h200 = tmp_path / "h200"
+    shutil.copytree(RESULTS / "h200", h200)
+    data = json.loads((h200 / "pytorch-cuda.json").read_text())
+    data["meta"]["host"] = "gpu-node.cluster"
+    write_report(h200 / "pytorch-cuda.json", data)
+    r = run("report", tmp_path, "--table", "runs")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("### Forward pass") == 1
+    assert "PyTorch GPU = pytorch:cuda (3.077 ms)" in r.stdout
+    assert "several hosts (gpu-node.cluster, gpu-node)" in r.stdout  # in file order
+    # given one by one, the same files are grouped by host: no PyTorch baseline for the suite's runs
+    r = run("report", h200 / "suite.json", h200 / "pytorch-cuda.json", "--table", "runs")
+    assert r.stdout.count("### Forward pass") == 2 and "PyTorch GPU" not in r.stdout.split("gpu-node.cluster")[0]
