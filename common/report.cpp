@@ -6,7 +6,7 @@
 #include "common/system_info.hpp"
 
 namespace cnn {
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 
 namespace {
 

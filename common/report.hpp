@@ -38,7 +38,8 @@ struct ReportMeta {
   std::string weights;
 };
 
-nlohmann::json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs);
-nlohmann::json run_to_json(const RunRecord& r);
+// ordered_json: keys keep the order written here (layers_ms in network order, not alphabetical).
+nlohmann::ordered_json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs);
+nlohmann::ordered_json run_to_json(const RunRecord& r);
 
 }  // namespace cnn

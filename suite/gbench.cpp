@@ -16,7 +16,7 @@
 #include "common/system_info.hpp"
 
 namespace cnn {
-using nlohmann::json;
+using json = nlohmann::ordered_json;
 using nlohmann::ordered_json;
 namespace fs = std::filesystem;
 
@@ -126,7 +126,7 @@ GbenchMachine this_machine() {
   return m;
 }
 
-ordered_json to_gbench(const json& report, const GbenchMachine& machine) {
+ordered_json to_gbench(const ordered_json& report, const GbenchMachine& machine) {
   ordered_json ctx;
   ctx["date"] = machine.date;
   ctx["host_name"] = machine.host_name;

@@ -44,6 +44,6 @@ struct GbenchMachine {
 GbenchMachine this_machine();
 
 // The report of make_report() (common/report.hpp) in Google Benchmark's layout, keys in its order.
-nlohmann::ordered_json to_gbench(const nlohmann::json& report, const GbenchMachine& machine);
+nlohmann::ordered_json to_gbench(const nlohmann::ordered_json& report, const GbenchMachine& machine);
 
 }  // namespace cnn

@@ -303,7 +303,7 @@ int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
   meta.threads = opt.threads;
   for (const auto& s : data.sources) meta.data_sources.push_back(s);
   meta.weights = net.source;
-  nlohmann::json report = make_report(meta, runs);
+  nlohmann::ordered_json report = make_report(meta, runs);
   report["meta"]["reference_ms"] = reference_ms;
   write_file_atomically(report_path, report.dump(2) + "\n");
   if (!opt.save_probs.empty()) write_npy(opt.save_probs, probs.data(), runs.back().images, kClasses);
