@@ -145,7 +145,7 @@ TEST(Cli, BadDataOrWeightsExit3) {
 
 TEST(Cli, CorruptedBackendOutputFailsValidationWithExit5) {
   TempDir dir;
-  const Result r = run_in_process({"--backend", "serial,faulty", "--images", "8", "--output",
+  const Result r = run_in_process({"--backend", "serial:naive,faulty", "--images", "8", "--output",
                                    (dir / "r.json").string(), "--quiet"});
   EXPECT_EQ(r.code, 5);
   expect_one_error_line(r.err, "validation failed for faulty:corrupt on 8 images");
@@ -162,7 +162,7 @@ TEST(Cli, AllSkipsBackendsThatCannotRunHere) {
   EXPECT_EQ(r.code, 5);  // faulty is in "all" here, and fails
   EXPECT_NE(r.err.find("suite: note: skipping gpu: no CUDA device (test)"), std::string::npos) << r.err;
   const json report = read_json(dir / "r.json");
-  EXPECT_EQ(report["runs"].size(), 2u);  // serial:naive and faulty:corrupt
+  EXPECT_EQ(report["runs"].size(), 3u);  // serial:naive, serial:opt and faulty:corrupt
 }
 
 TEST(Cli, OutputInAMissingOrReadOnlyDirectoryFailsBeforeRunning) {
@@ -184,7 +184,7 @@ TEST(Cli, CyclesImagesAndRecordsHowManyWereDistinct) {
     bytes.append(reinterpret_cast<const char*>(d.image(i)), kImageBytes);
   }
   write_bytes(dir / "five.bin", bytes);
-  const Result r = run_in_process({"--backend", "serial", "--images", "5,12", "--data", (dir / "five.bin").string(),
+  const Result r = run_in_process({"--backend", "serial:opt", "--images", "5,12", "--data", (dir / "five.bin").string(),
                                    "--output", (dir / "r.json").string(), "--save-probs",
                                    (dir / "p.npy").string(), "--quiet", "--repeat", "2", "--warmup", "0"});
   ASSERT_EQ(r.code, 0) << r.err;

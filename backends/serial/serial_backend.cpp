@@ -10,6 +10,8 @@ std::unique_ptr<Backend> make_serial_backend() {
       std::vector<VariantEntry>{
           {{"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true},
            serial::open_naive},
+          {{"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false},
+           serial::open_opt},
       });
 }
 

@@ -1,0 +1,41 @@
+// The OpenACC compute regions. Every array they touch must already be present on the device: the
+// callers' data regions decide whether that means a copy per call (openacc:naive) or buffers resident
+// for the whole session (openacc:data, openacc:batch). On the host fallback `present` is a no-op.
+//
+// Layouts are the canonical ones (common/network.hpp): images uint8 planar, activations per image
+// channel-major (c, y, x), conv weights (f, c, ky, kx), FC weights (o, c*16 + y*4 + x).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "common/network_spec.hpp"
+
+namespace cnn::openacc {
+
+// One step per thesis layer, over `n` images. Conv reads uint8 pixels (conv1, normalising on the fly)
+// or floats; each output pixel is one iteration of a gang-worker-vector loop over (image, filter, y, x).
+void conv_layer(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
+void conv_layer(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
+void relu_layer(float* a, std::size_t count);
+void pool_layer(const float* in, int n, const ConvSpec& s, float* out);
+void fc_layer(const float* in, int n, const float* w, const float* b, float* out);
+void softmax_layer(float* a, int n);
+
+// Fused steps: conv + ReLU + 2x2 max-pool in one region, each iteration computing the four conv outputs
+// under one pooled pixel from a 6x6 input patch held in registers; FC + softmax in one region, an image
+// per iteration. The flat mapping computes kFilterGroup filters per iteration from the same patch (on the
+// H200, 50000 images, forward: 1 filter 84 ms, 2 filters 52 ms, 4 filters 34 ms, measured before conv1's
+// 1/255 became a multiplication); the gang mapping one.
+inline constexpr int kFilterGroup = 4;
+enum class Mapping {
+  flat,         // gang worker vector over the collapsed (image, filter group, y, x) space
+  gang_images,  // a gang per image, workers x vector lanes over (filter, y, x)
+};
+void conv_relu_pool(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out,
+                    Mapping m);
+void conv_relu_pool(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out,
+                    Mapping m);
+void fc_softmax(const float* in, int n, const float* w, const float* b, float* probs);
+
+}  // namespace cnn::openacc
