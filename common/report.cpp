@@ -83,16 +83,13 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["data"] = meta.data_sources;
   m["weights"] = meta.weights;
   m["flops_per_image"] = kFlopsPerImage;
-  // The GPU of the first run that used one (its device_info names it).
-  for (const RunRecord& r : runs) {
-    json gpu = json::object();
+  // The GPU facts of the runs that used one (device_info), the first run to name a fact giving it.
+  json gpu = json::object();
+  for (const RunRecord& r : runs)
     for (const auto& [k, val] : r.device_info)
-      if (k.rfind("gpu_", 0) == 0 || k == "driver_version" || k == "cuda_runtime_version") gpu[k] = val;
-    if (!gpu.empty()) {
-      m["gpu"] = gpu;
-      break;
-    }
-  }
+      if ((k.rfind("gpu_", 0) == 0 || k == "driver_version" || k == "cuda_runtime_version") && !gpu.contains(k))
+        gpu[k] = val;
+  if (!gpu.empty()) m["gpu"] = gpu;
   json report;
   report["schema_version"] = kSchemaVersion;
   report["meta"] = m;

@@ -272,7 +272,7 @@ int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
   }
 
   StopWatch load_clock;
-  const fs::path default_data = fs::path(build_info::default_data_dir);
+  const fs::path default_data = build_info::data_dir();
   std::vector<fs::path> data_paths;
   for (const auto& d : opt.data) data_paths.emplace_back(d);
   if (data_paths.empty()) data_paths.push_back(default_data / "cifar10");

@@ -10,12 +10,13 @@
 #include <random>
 #include <sstream>
 
+#include "common/build_info.hpp"
 #include "common/reference.hpp"
 
 namespace cnn::test {
 namespace fs = std::filesystem;
 
-fs::path data_dir() { return SUITE_TEST_DATA_DIR; }
+fs::path data_dir() { return build_info::data_dir(); }
 
 const Dataset& training_images() {
   static const Dataset d = load_cifar10({data_dir() / "cifar10"});

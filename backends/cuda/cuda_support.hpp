@@ -1,0 +1,47 @@
+// What the CUDA-based backends share: error checks that throw the suite's errors, device facts,
+// CUDA-event timing and NVTX ranges.
+#pragma once
+
+#include <cuda_runtime.h>
+#include <nvtx3/nvToolsExt.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/backend.hpp"
+
+namespace cnn::cuda {
+
+// Throws SuiteError (exit 1) naming what failed; an allocation failure says how much was asked for.
+void check(cudaError_t err, const char* what);
+void* device_alloc(std::size_t bytes);  // cudaMalloc or a clear out-of-memory error
+
+Availability availability();  // runnable only with a CUDA device: otherwise says why
+std::vector<std::pair<std::string, std::string>> device_info();
+
+// RAII NVTX range, so nsys shows backend/variant/layer names.
+class NvtxRange {
+ public:
+  explicit NvtxRange(const std::string& name) { nvtxRangePushA(name.c_str()); }
+  ~NvtxRange() { nvtxRangePop(); }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+// A pair of CUDA events around work on a stream; ms() waits for the stop event.
+class EventTimer {
+ public:
+  EventTimer();
+  ~EventTimer();
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start(cudaStream_t s = nullptr);
+  void stop(cudaStream_t s = nullptr);
+  double ms() const;
+
+ private:
+  cudaEvent_t start_, stop_;
+};
+
+}  // namespace cnn::cuda

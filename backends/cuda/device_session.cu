@@ -1,0 +1,134 @@
+#include "backends/cuda/device_session.hpp"
+
+#include <algorithm>
+
+#include "common/timer.hpp"
+
+namespace cnn::cuda {
+
+LayerEvents::LayerEvents(cudaStream_t s) : stream_(s) { mark("start"); }
+
+LayerEvents::~LayerEvents() {
+  for (auto& [name, e] : marks_) cudaEventDestroy(e);
+}
+
+void LayerEvents::mark(const char* layer) {
+  cudaEvent_t e;
+  check(cudaEventCreate(&e), "cudaEventCreate");
+  check(cudaEventRecord(e, stream_), "cudaEventRecord");
+  marks_.emplace_back(layer, e);
+}
+
+void LayerEvents::add_to(LayerTimes& layers) const {
+  if (!marks_.empty()) check(cudaEventSynchronize(marks_.back().second), "cudaEventSynchronize");
+  if (layers.empty())
+    for (const auto& l : kLayers) layers.emplace_back(std::string(l.name), 0.0);
+  for (std::size_t i = 1; i < marks_.size(); ++i) {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, marks_[i - 1].second, marks_[i].second), "cudaEventElapsedTime");
+    for (auto& [name, total] : layers)
+      if (name == marks_[i].first) total += ms;
+  }
+}
+
+DeviceSession::DeviceSession(std::string label, const RunConfig& config, std::size_t default_batch)
+    : label_(std::move(label)), batch_(config.batch > 0 ? config.batch : default_batch) {
+  // No cudaSetDevice: it would force the primary context current, and an OpenACC run earlier in this
+  // process (GCC's libgomp, which made its own context current) would then launch into the wrong context
+  // ("invalid resource handle"). Without it the runtime adopts whatever context is current on device 0.
+  check(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking), "cudaStreamCreate");
+}
+
+DeviceSession::~DeviceSession() {
+  cudaStreamSynchronize(stream_);
+  for (void* p : allocations_) cudaFree(p);
+  cudaStreamDestroy(stream_);
+}
+
+void* DeviceSession::alloc(std::size_t bytes) {
+  void* p = device_alloc(bytes);
+  allocations_.push_back(p);
+  allocated_ += bytes;
+  return p;
+}
+
+double DeviceSession::upload(const std::uint8_t* pixels, std::size_t n) {
+  NvtxRange range(label_ + "/h2d");
+  if (n > n_) {
+    d_images_ = static_cast<std::uint8_t*>(alloc(n * kImageBytes));
+    d_probs_ = static_cast<float*>(alloc(n * kClasses * sizeof(float)));
+  }
+  n_ = n;
+  EventTimer t;
+  t.start(stream_);
+  check(cudaMemcpyAsync(d_images_, pixels, n * kImageBytes, cudaMemcpyHostToDevice, stream_), "h2d copy");
+  t.stop(stream_);
+  return t.ms();
+}
+
+double DeviceSession::forward(LayerTimes& layers) {
+  NvtxRange range(label_ + "/forward");
+  EventTimer t;
+  std::optional<LayerEvents> events;
+  if (layerwise()) events.emplace(stream_);
+  t.start(stream_);
+  for (std::size_t first = 0; first < n_; first += batch_) {
+    const std::size_t count = std::min(batch_, n_ - first);
+    run(d_images_ + first * kImageBytes, d_probs_ + first * kClasses, count, stream_, events ? &*events : nullptr);
+  }
+  t.stop(stream_);
+  check(cudaGetLastError(), (label_ + " kernel launch").c_str());
+  const double ms = t.ms();
+  check(cudaStreamSynchronize(stream_), (label_ + " forward").c_str());
+  if (events) events->add_to(layers);
+  return ms;
+}
+
+double DeviceSession::download(float* probs) {
+  NvtxRange range(label_ + "/d2h");
+  EventTimer t;
+  t.start(stream_);
+  check(cudaMemcpyAsync(probs, d_probs_, n_ * kClasses * sizeof(float), cudaMemcpyDeviceToHost, stream_),
+        "d2h copy");
+  t.stop(stream_);
+  return t.ms();
+}
+
+// Pinned host memory (the harness' buffers, registered in place: an application streaming images would
+// own pinned buffers) and 4 streams: chunk k+1's copy runs while chunk k computes.
+std::optional<double> DeviceSession::end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) {
+  NvtxRange range(label_ + "/end_to_end");
+  // Layer-wise variants reuse one set of intermediate buffers, so their chunks cannot run concurrently;
+  // upload() sized the device image buffer for n images.
+  if (layerwise() || n > n_) return std::nullopt;
+  check(cudaHostRegister(const_cast<std::uint8_t*>(pixels), n * kImageBytes, cudaHostRegisterReadOnly),
+        "cudaHostRegister(images)");
+  check(cudaHostRegister(probs, n * kClasses * sizeof(float), cudaHostRegisterDefault), "cudaHostRegister(probs)");
+  constexpr int kStreams = 4;
+  cudaStream_t streams[kStreams];
+  for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  const std::size_t chunk = std::min(batch_, std::max<std::size_t>(1024, (n + 15) / 16));
+
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  StopWatch clock;
+  int k = 0;
+  for (std::size_t first = 0; first < n; first += chunk, ++k) {
+    const std::size_t count = std::min(chunk, n - first);
+    cudaStream_t s = streams[k % kStreams];
+    check(cudaMemcpyAsync(d_images_ + first * kImageBytes, pixels + first * kImageBytes, count * kImageBytes,
+                          cudaMemcpyHostToDevice, s),
+          "h2d copy");
+    run(d_images_ + first * kImageBytes, d_probs_ + first * kClasses, count, s, nullptr);
+    check(cudaMemcpyAsync(probs + first * kClasses, d_probs_ + first * kClasses, count * kClasses * sizeof(float),
+                          cudaMemcpyDeviceToHost, s),
+          "d2h copy");
+  }
+  check(cudaDeviceSynchronize(), (label_ + " end to end").c_str());
+  const double ms = clock.ms();
+  for (auto& s : streams) cudaStreamDestroy(s);
+  cudaHostUnregister(probs);
+  cudaHostUnregister(const_cast<std::uint8_t*>(pixels));
+  return ms;
+}
+
+}  // namespace cnn::cuda

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The CPU comparison in one command, on this machine, in one run: the FMA peak, per-layer micro-benchmarks,
+# the suite's CPU backends and the PyTorch peer at 1200 and 50000 images, on 1 thread and on all cores.
+# Reports go to results/cpu/<host>/, or $CPU_BENCH_OUT (commit them); `scripts/report results/cpu` prints
+# the tables.
+# Usage: scripts/cpu-bench.sh [build-dir]   (default build/default, built by scripts/run-suite.sh)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build/default}
+out=${CPU_BENCH_OUT:-results/cpu/$(hostname -s)}
+mkdir -p "$out"
+all=$(nproc)
+py=/usr/bin/python3
+run() { echo "+ $*" >&2; "$@"; }
+
+run "$build/bin/fma_peak" --benchmark_format=json --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json
+run "$build/bin/layer_bench" --benchmark_min_time=0.2 --benchmark_out="$out/layer_bench.json" --benchmark_out_format=json
+
+# Ours and the peer alternate, so that both see the same machine state.
+for threads in 1 "$all"; do
+  run "$build/bin/suite" --backend serial,openmp --images 1200 --threads "$threads" --repeat 10 --quiet \
+      --output "$out/suite-1200-t$threads.json"
+  run $py scripts/peer_pytorch.py --device cpu --images 1200 --threads "$threads" --repeat 10 \
+      --output "$out/pytorch-1200-t$threads.json"
+  run "$build/bin/suite" --backend serial:opt,openmp:batch --images 50000 --threads "$threads" --repeat 5 --quiet \
+      --output "$out/suite-50000-t$threads.json"
+  run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 \
+      --output "$out/pytorch-50000-t$threads.json"
+done
+scripts/report "$out"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# The whole GPU benchmark, run ON the GPU machine from the repository root, with a build folder made on
+# the development machine and carried over (see README.md, "GPU machine"):
+#   scripts/gpu-bench.sh <build-dir> <out-dir>
+# Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process), the
+# PyTorch peer in the same session, compute-sanitizer memcheck/racecheck, and an Nsight Compute summary of
+# cuda:fused. Each step says what it runs; a failing step is reported and the next one still runs.
+set -uo pipefail
+build=${1:?usage: gpu-bench.sh <build-dir> <out-dir>}
+out=${2:?usage: gpu-bench.sh <build-dir> <out-dir>}
+mkdir -p "$out"
+status=0
+step() { echo; echo "=== $*"; }
+
+# Runtime libraries the carried build needs and the GPU machine may lack: GCC's libgomp with its nvptx
+# plugin (scripts/openacc-runtime.sh puts them in <build>/openacc-runtime), and cuDNN/cuBLAS, which the
+# PyTorch installation there ships when the CUDA toolkit does not.
+libs=$build/openacc-runtime:$build/testlibs
+for lib in libcudnn.so.9 libcublas.so.13; do
+  if ! ldconfig -p | grep -q "$lib" && [ ! -e /usr/local/cuda/lib64/$lib ]; then
+    found=$(find / -xdev -name "$lib" -not -path "*/proc/*" 2>/dev/null | head -n 1)
+    [ -n "$found" ] && libs=$libs:$(dirname "$found")
+  fi
+done
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+suite=$build/bin/suite
+gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
+
+step "device"
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
+"$suite" --list
+
+step "tests of the GPU variants (the generic every-variant test)"
+"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*kokkos*' \
+  2>&1 | tail -n 5 || status=1
+
+step "suite: $gpu_backends at 1200 and 50000 images"
+"$suite" --backend "$gpu_backends" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
+  2>&1 | tee "$out/gpu-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
+
+step "the PyTorch peer (cudnn.benchmark on, TF32 off)"
+py=python3
+[ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
+PYTHONUNBUFFERED=1 $py scripts/peer_pytorch.py --device cuda --images 1200,50000 --repeat 20 \
+  --output "$out/pytorch-cuda.json" || status=1
+
+step "GPU out of memory: an absurd --batch gives one line and exit 1"
+"$suite" --backend cuda:naive --images 10 --batch 10000000 --quiet --output /tmp/oom.json
+echo "exit code $?"
+
+if command -v compute-sanitizer >/dev/null; then
+  step "compute-sanitizer memcheck and racecheck, 40 images"
+  {
+    compute-sanitizer --tool memcheck "$suite" --backend cuda,cudnn --images 40 --quiet --output /tmp/m.json 2>&1 | tail -n 2
+    compute-sanitizer --tool racecheck "$suite" --backend cuda --images 40 --quiet --output /tmp/r.json 2>&1 | tail -n 2
+  } | tee "$out/compute-sanitizer.txt"
+fi
+
+if command -v ncu >/dev/null; then
+  step "Nsight Compute: cuda:fused at 50000 images"
+  ncu --clock-control none --kernel-name regex:fused --launch-count 1 \
+      --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
+      --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum \
+      "$suite" --backend cuda:fused --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
+      > "$out/ncu-fused.txt" 2>&1
+  grep -E "Duration|Throughput|Occupancy|Registers|ffma|Block Limit|Pipe" "$out/ncu-fused.txt" | head -n 40
+fi
+exit $status
