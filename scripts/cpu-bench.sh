@@ -11,6 +11,7 @@ out=${CPU_BENCH_OUT:-results/cpu/$(hostname -s)}
 mkdir -p "$out"
 all=$(nproc)
 py=/usr/bin/python3
+scripts/install-deps.sh core extra/peer  # Debian's python3-torch for the peer
 run() { echo "+ $*" >&2; "$@"; }
 
 run "$build/bin/fma_peak" --benchmark_format=json --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json

@@ -52,6 +52,12 @@ void* DeviceSession::alloc(std::size_t bytes) {
   return p;
 }
 
+const float* DeviceSession::to_device(const std::vector<float>& host) {
+  float* d = static_cast<float*>(alloc(host.size() * sizeof(float)));
+  check(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "weights h2d");
+  return d;
+}
+
 double DeviceSession::upload(const std::uint8_t* pixels, std::size_t n) {
   NvtxRange range(label_ + "/h2d");
   if (n > n_) {

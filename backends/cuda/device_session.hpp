@@ -48,6 +48,7 @@ class DeviceSession : public Session {
                    LayerEvents* layers) = 0;
   virtual bool layerwise() const { return false; }
   void* alloc(std::size_t bytes);  // freed with the session
+  const float* to_device(const std::vector<float>& host);  // weights: allocated, copied, freed with the session
 
   std::string label_;  // "cuda:fused", for NVTX
   std::size_t batch_;

@@ -155,10 +155,10 @@ class FusedSession final : public DeviceSession {
     check(cudaMemcpyToSymbol(c_b1, net.conv1.bias.data(), sizeof(c_b1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_w2, net.conv2.weights.data(), sizeof(c_w2)), "conv2 weights");
     check(cudaMemcpyToSymbol(c_b2, net.conv2.bias.data(), sizeof(c_b2)), "conv2 bias");
-    w3_ = copy(net.conv3.weights);
-    b3_ = copy(net.conv3.bias);
-    wfc_ = copy(net.fc.weights);
-    bfc_ = copy(net.fc.bias);
+    w3_ = to_device(net.conv3.weights);
+    b3_ = to_device(net.conv3.bias);
+    wfc_ = to_device(net.fc.weights);
+    bfc_ = to_device(net.fc.bias);
     check(cudaFuncSetAttribute(fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
           "shared memory size");
     int per_sm = 0, sms = 0;
@@ -174,11 +174,6 @@ class FusedSession final : public DeviceSession {
   }
 
  private:
-  const float* copy(const std::vector<float>& v) {
-    float* d = static_cast<float*>(alloc(v.size() * sizeof(float)));
-    check(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice), "weights h2d");
-    return d;
-  }
   const float *w3_, *b3_, *wfc_, *bfc_;
   int resident_blocks_ = 1;
 };

@@ -59,7 +59,7 @@ class LayerwiseSession final : public DeviceSession {
  public:
   LayerwiseSession(const char* label, const Network& net, const RunConfig& config) : DeviceSession(label, config, 4096) {
     conv_step_.setup(net, *this);
-    fc_ = {copy(net.fc.weights), copy(net.fc.bias)};
+    fc_ = {to_device(net.fc.weights), to_device(net.fc.bias)};
     // Two ping-pong buffers, each big enough for the largest activation of a chunk (conv1's output).
     const std::size_t largest = std::size_t(kConv1.filters) * kConv1.out_side() * kConv1.out_side();
     a_ = static_cast<float*>(alloc(batch_ * largest * sizeof(float)));
@@ -95,11 +95,7 @@ class LayerwiseSession final : public DeviceSession {
   }
 
  public:
-  const float* copy(const std::vector<float>& v) {
-    float* d = static_cast<float*>(alloc(v.size() * sizeof(float)));
-    check(cudaMemcpy(d, v.data(), v.size() * sizeof(float), cudaMemcpyHostToDevice), "weights h2d");
-    return d;
-  }
+  using DeviceSession::to_device;  // for the ConvStep's setup
 
  private:
   ConvStep conv_step_;

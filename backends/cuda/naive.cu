@@ -31,7 +31,7 @@ struct NaiveConv {
   DeviceConv conv[3];
   template <typename Session>
   void setup(const Network& net, Session& session) {
-    for (int l = 0; l < 3; ++l) conv[l] = {session.copy(net.conv(l).weights), session.copy(net.conv(l).bias)};
+    for (int l = 0; l < 3; ++l) conv[l] = {session.to_device(net.conv(l).weights), session.to_device(net.conv(l).bias)};
   }
   void operator()(int l, const float* in, float* out, std::size_t n, cudaStream_t s) const {
     const ConvSpec& c = kConvs[l];

@@ -66,8 +66,8 @@ struct TiledConv {
     check(cudaMemcpyToSymbol(c_w1, net.conv1.weights.data(), sizeof(c_w1)), "conv1 weights");
     check(cudaMemcpyToSymbol(c_w2, net.conv2.weights.data(), sizeof(c_w2)), "conv2 weights");
     for (int l = 0; l < 3; ++l) {
-      w[l] = session.copy(net.conv(l).weights);
-      b[l] = session.copy(net.conv(l).bias);
+      w[l] = session.to_device(net.conv(l).weights);
+      b[l] = session.to_device(net.conv(l).bias);
     }
   }
   template <int L>

@@ -9,7 +9,7 @@ namespace cnn {
 std::unique_ptr<Backend> make_openmp_backend() {
   return std::make_unique<VariantTable>(
       "openmp",
-      [] { return Availability{true, "", "CPU, up to " + std::to_string(omp_get_max_threads()) + " threads"}; },
+      [] { return Availability{true, "", "CPU, " + std::to_string(omp_get_num_procs()) + " cores"}; },
       std::vector<VariantEntry>{
           {{"naive", "the thesis' OpenMP port: serial:naive's loops with `omp parallel for` over output maps", true},
            openmp::open_naive},
