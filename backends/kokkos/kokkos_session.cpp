@@ -1,0 +1,66 @@
+#include "backends/kokkos/kokkos_session.hpp"
+
+#include <cstdlib>
+#include <type_traits>
+
+namespace cnn::kokkos {
+
+void ensure_initialised(int threads) {
+  if (Kokkos::is_initialized()) return;
+  Kokkos::InitArguments args;
+  if (threads > 0) args.num_threads = threads;
+  Kokkos::initialize(args);
+  // Sessions (and their Views) are gone by the time atexit handlers run.
+  std::atexit([] { Kokkos::finalize(); });
+}
+
+std::string space_name() { return Space::name(); }
+
+Floats to_view(const std::vector<float>& host, const char* label) {
+  Floats v(std::string(label), host.size());
+  auto mirror = Kokkos::create_mirror_view(v);
+  for (std::size_t i = 0; i < host.size(); ++i) mirror(i) = host[i];
+  Kokkos::deep_copy(v, mirror);
+  return v;
+}
+
+KokkosSession::KokkosSession(const Network& net, const RunConfig& config) : requested_batch_(config.batch) {
+  ensure_initialised(config.threads);
+  for (int l = 0; l < 3; ++l) {
+    w_[l] = to_view(net.conv(l).weights, "conv_w");
+    b_[l] = to_view(net.conv(l).bias, "conv_b");
+  }
+  fc_w_ = to_view(net.fc.weights, "fc_w");
+  fc_b_ = to_view(net.fc.bias, "fc_b");
+}
+
+double KokkosSession::upload(const std::uint8_t* pixels, std::size_t n) {
+  const auto t0 = std::chrono::steady_clock::now();
+  n_ = n;
+  pixels_ = Bytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pixels"), n * kImageBytes);
+  Kokkos::View<const std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(pixels, n * kImageBytes);
+  Kokkos::deep_copy(pixels_, host);
+  probs_ = Floats(std::string("probs"), n * kClasses);
+  Kokkos::fence();
+  return ms_since(t0);
+}
+
+double KokkosSession::download(float* probs) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(probs, n_ * kClasses);
+  Kokkos::deep_copy(host, probs_);
+  Kokkos::fence();
+  return ms_since(t0);
+}
+
+bool KokkosSession::on_device() const {
+  return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
+}
+
+std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() const {
+  return {{"kokkos_execution_space", space_name()},
+          {"kokkos_version", std::to_string(KOKKOS_VERSION)},
+          {"kokkos_concurrency", std::to_string(Space().concurrency())}};
+}
+
+}  // namespace cnn::kokkos
