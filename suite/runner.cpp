@@ -165,11 +165,11 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   const std::unique_ptr<Session> session = sel.backend->open(r.variant, *in.net, cfg);
   const double setup_ms = setup_clock.ms();
   r.device = sel.backend->availability().device;
-  r.batch = session->batch();
   r.threads = session->threads();
   r.device_info = session->device_info();
 
   const double h2d_ms = session->upload(in.pixels, in.images);
+  r.batch = session->batch();  // after upload: some backends size their batch from the image count
 
   // Auto mode: one warm-up unless a pass takes over a second (then that pass is the sample);
   // then up to 5 samples within about a second of forward time.
