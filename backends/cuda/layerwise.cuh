@@ -10,11 +10,6 @@ namespace cnn::cuda::layerwise {
 
 constexpr unsigned kThreads = 256;
 
-static __global__ void normalise_kernel(const std::uint8_t* in, float* out, std::size_t n) {
-  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = normalise(in[i]);
-}
-
 static __global__ void relu_kernel(float* v, std::size_t n) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (i < n) v[i] = fmaxf(v[i], 0.0f);

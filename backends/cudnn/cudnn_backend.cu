@@ -24,11 +24,6 @@ void check_blas(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw SuiteError(kExitOther, std::string("cublas: ") + what + " failed");
 }
 
-__global__ void normalise_kernel(const std::uint8_t* in, float* out, std::size_t n) {
-  const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = cuda::normalise(in[i]);
-}
-
 cudnnTensorDescriptor_t tensor(int n, int c, int h, int w) {
   cudnnTensorDescriptor_t d;
   check_dnn(cudnnCreateTensorDescriptor(&d), "tensor descriptor");
@@ -132,7 +127,7 @@ class CudnnSession final : public cuda::DeviceSession {
     check_blas(cublasSetStream(blas_, s), "stream");
     const int n = int(count);
     const float one = 1.0f, zero = 0.0f;
-    normalise_kernel<<<cuda::blocks_for(count * kImageBytes, 256), 256, 0, s>>>(images, b_, count * kImageBytes);
+    cuda::normalise_kernel<<<cuda::blocks_for(count * kImageBytes, 256), 256, 0, s>>>(images, b_, count * kImageBytes);
     float* in = b_;
     float* out = a_;
     for (int l = 0; l < 3; ++l) {
