@@ -20,6 +20,10 @@ std::unique_ptr<Backend> make_cuda_backend() {
                      "memory, uint8 pixels in, 10 probabilities out",
             false},
            cuda::open_fused},
+          {{"fused_batch", "the whole network in one kernel: a block per SM on 3 images at a time, all weights "
+                           "and activations in shared memory, every warp busy in every layer",
+            false},
+           cuda::open_fused_batch},
       });
 }
 

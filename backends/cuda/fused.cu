@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "backends/cuda/device_session.hpp"
+#include "backends/cuda/fused_parts.cuh"
 #include "backends/cuda/kernels_common.cuh"
 #include "backends/cuda/variants.hpp"
 
@@ -49,16 +50,6 @@ __constant__ float c_b2[kConv2.filters];
 __constant__ float c_w3[kConv3.weight_count()];
 __constant__ float c_b3[kConv3.filters];
 
-// The 6x6 input window of channel c under pooled output (py, px), from padded planes of side P.
-template <int P>
-__device__ __forceinline__ void load_patch(const float* in, int c, int py, int px, float (&patch)[6][6]) {
-  const float* src = in + (c * P + 2 * py) * P + 2 * px;
-#pragma unroll
-  for (int r = 0; r < 6; ++r)
-#pragma unroll
-    for (int q = 0; q < 6; ++q) patch[r][q] = src[r * P + q];
-}
-
 // Accumulates the 2x2 conv outputs at (2py, 2px) of NF filters from the padded planes `in` (side P).
 // w(f, c, tap) gives weight tap (ky * 5 + kx) of filter f, channel c.
 // kUnrollC unrolls the channels fully (constant weights at immediate offsets); otherwise by 2, so the next
@@ -68,7 +59,7 @@ __device__ __forceinline__ void conv_2x2(const float* in, int py, int px, int f0
 #pragma unroll(kUnrollC ? C : 2)
   for (int c = 0; c < C; ++c) {
     float patch[6][6];
-    load_patch<P>(in, c, py, px, patch);
+    load_patch<P>(in + (c * P + 2 * py) * P + 2 * px, patch);
 #pragma unroll
     for (int f = 0; f < NF; ++f)
 #pragma unroll
@@ -91,7 +82,7 @@ __device__ __forceinline__ void conv2_2x2(const float* in, int py, int px, int g
 #pragma unroll 2  // as in conv_2x2
   for (int c = 0; c < C; ++c) {
     float patch[6][6];
-    load_patch<P>(in, c, py, px, patch);
+    load_patch<P>(in + (c * P + 2 * py) * P + 2 * px, patch);
 #pragma unroll
     for (int ky = 0; ky < 5; ++ky)
 #pragma unroll
@@ -108,11 +99,6 @@ __device__ __forceinline__ void conv2_2x2(const float* in, int py, int px, int g
         }
       }
   }
-}
-
-// max of the 2x2 outputs, + bias (same for all four), then ReLU.
-__device__ __forceinline__ float pool_relu(const float (&a)[4], float bias) {
-  return fmaxf(fmaxf(fmaxf(a[0], a[1]), fmaxf(a[2], a[3])) + bias, 0.0f);
 }
 
 __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* __restrict__ images,

@@ -1,0 +1,285 @@
+// cuda:fused_batch, the whole network in one kernel, one block per SM working on a batch of kB images at
+// a time. What it changes against cuda:fused (a block per image, 3 blocks per SM), and why:
+// - Every weight lives in shared memory once per SM (77 KB), not once per block: cuda:fused could keep only
+//   conv2's there and read conv1/conv3 from constant memory, whose cache missed (conv3: 40 KB).
+// - All warps of an SM run the same layer at the same time, so only one layer's code is hot: cuda:fused's
+//   three blocks ran different layers and thrashed the instruction cache ("no instruction" stalls).
+// - Work per layer is split into equal warp items (image, filter group, rows) with 20-40 accumulators per
+//   thread, and weights are warp-uniform (shared-memory broadcasts): conv3 uses every warp (its channel
+//   halves are summed with a shuffle), where cuda:fused left 96 of 256 threads idle.
+// - 4 barriers per batch of 3 images instead of 6 per image.
+// Shared memory (204 KB): weights, then per image the padded conv1 input (conv3's input aliases it), the
+// padded conv2 input, the 320 pooled values. Padding is stored, so the 5x5 windows need no bounds checks.
+#include <algorithm>
+
+#include "backends/cuda/device_session.hpp"
+#include "backends/cuda/fused_parts.cuh"
+#include "backends/cuda/kernels_common.cuh"
+#include "backends/cuda/variants.hpp"
+
+namespace cnn::cuda {
+namespace {
+
+constexpr int kB = 3;  // images per batch; 4 would not leave room for the weights
+constexpr int kWarps = 12, kThreads = 32 * kWarps;
+constexpr int kTaps = 25;
+constexpr int P1 = 36, P2 = 20, P3 = 12;  // padded plane sides
+constexpr int C1 = kConv1.in_channels, C2 = kConv2.in_channels, C3 = kConv3.in_channels;
+constexpr int F1 = kConv1.filters, F2 = kConv2.filters, F3 = kConv3.filters;
+static_assert(P1 == kConv1.in_side + 2 * kConv1.pad && P2 == kConv2.in_side + 2 * kConv2.pad &&
+                  P3 == kConv3.in_side + 2 * kConv3.pad,
+              "padded sides");
+static_assert(F1 == 16 && F2 == 20 && F3 == 20 && C3 == 20 && kConv1.kernel == 5 && kConv2.kernel == 5 &&
+                  kConv3.kernel == 5,
+              "the warp items below are laid out for this network");
+
+// Shared memory, in floats.
+constexpr int kW1 = C1 * kTaps * F1;          // [c][tap][16]
+constexpr int kW2 = C2 * kTaps * F2;          // [c][tap][20], two groups of 10 interleaved (see stage_weights)
+constexpr int kW3Half = C3 / 2 * kTaps * 16;  // [half][c'][tap][group][4]: the first 4 filters of each group of 5
+constexpr int kW3HalfStride = kW3Half + 4;    // + 4: the halves' float4s fall in different banks
+constexpr int kW3RestHalf = C3 / 2 * kTaps * 4;  // [half][c'][tap][group]: the fifth filter
+constexpr int kIn1 = C1 * P1 * P1;            // 3888
+constexpr int kIn2 = C2 * P2 * P2;            // 6400
+constexpr int kIn3 = C3 * P3 * P3 + 1;        // + 1: a gap before channel 10 (see in3_at)
+constexpr int kPooled = kFc.inputs();
+constexpr int kImage = kIn1 + kIn2 + kPooled;  // per image
+constexpr int kOffW2 = kW1, kOffW3 = kOffW2 + kW2, kOffW3Rest = kOffW3 + 2 * kW3HalfStride;
+constexpr int kOffImages = kOffW3Rest + 2 * kW3RestHalf;
+constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kB * kImage) * sizeof(float);
+static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
+static_assert(kOffW2 % 4 == 0 && kOffW3 % 4 == 0 && kW3HalfStride % 4 == 0, "float4 alignment");
+static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
+
+__constant__ float c_b1[F1];
+__constant__ float c_b2[F2];
+__constant__ float c_b3[F3];
+
+// conv3's input, padded 12x12 planes; channels 10..19 start one float later, so that the two channel halves
+// a warp reads at once fall in different banks.
+__device__ __forceinline__ int in3_at(int c, int y, int x) { return (c * P3 + y) * P3 + x + (c >= C3 / 2); }
+
+// Position j of the 2-wide border of a padded plane of side S (8S - 16 positions), as an offset in the plane.
+template <int S>
+__device__ __forceinline__ int border_at(int j) {
+  if (j < 4 * S) {
+    const int r = j / S;
+    return (r < 2 ? r : S - 4 + r) * S + j % S;
+  }
+  const int k = j - 4 * S, col = k % 4;
+  return (2 + k / 4) * S + (col < 2 ? col : S - 4 + col);
+}
+template <int S>
+constexpr int kBorder = 8 * S - 16;
+
+// Canonical weights [f][c][tap] -> the shared-memory layouts above. Once per block.
+__device__ void stage_weights(float* s, const float* w1, const float* w2, const float* w3) {
+  const int t = threadIdx.x;
+  for (int i = t; i < F1 * C1 * kTaps; i += kThreads) {
+    const int f = i / (C1 * kTaps), ct = i % (C1 * kTaps);
+    s[ct * F1 + f] = __ldg(w1 + i);
+  }
+  // conv2, per (c, tap), 20 floats: [g0 f0-3][g1 f0-3][g0 f4-7][g1 f4-7][g0 f8-9][g1 f8-9] for groups
+  // g = f / 10, so a warp of group g reads its 10 weights of a tap as float4 + float4 + float2.
+  for (int i = t; i < F2 * C2 * kTaps; i += kThreads) {
+    const int f = i / (C2 * kTaps), ct = i % (C2 * kTaps), g = f / 10, j = f % 10;
+    const int slot = j < 4 ? 4 * g + j : j < 8 ? 8 + 4 * g + (j - 4) : 16 + 2 * g + (j - 8);
+    s[kOffW2 + ct * F2 + slot] = __ldg(w2 + i);
+  }
+  // conv3: groups of 5 filters; channel half h = c / 10.
+  for (int i = t; i < F3 * C3 * kTaps; i += kThreads) {
+    const int f = i / (C3 * kTaps), c = i % (C3 * kTaps) / kTaps, tap = i % kTaps;
+    const int g = f / 5, j = f % 5, h = c / (C3 / 2), ct = (c % (C3 / 2)) * kTaps + tap;
+    if (j < 4)
+      s[kOffW3 + h * kW3HalfStride + (ct * 4 + g) * 4 + j] = __ldg(w3 + i);
+    else
+      s[kOffW3Rest + h * kW3RestHalf + ct * 4 + g] = __ldg(w3 + i);
+  }
+  // conv2's input padding is never written again (only interiors are); conv1's is, every batch (conv3's
+  // input aliases it).
+  for (int i = t; i < kB * kIn2; i += kThreads) s[kOffImages + i / kIn2 * kImage + kIn1 + i % kIn2] = 0.0f;
+}
+
+__global__ void __launch_bounds__(kThreads, 1)
+    fused_batch_kernel(const std::uint8_t* __restrict__ images, const float* __restrict__ w1,
+                       const float* __restrict__ w2, const float* __restrict__ w3, const float* __restrict__ wfc,
+                       const float* __restrict__ bfc, float* __restrict__ probs, int count) {
+  extern __shared__ __align__(16) float smem[];
+  const float4* w1s = reinterpret_cast<const float4*>(smem);
+  const float* w2s = smem + kOffW2;
+  const float* w3q = smem + kOffW3;
+  const float* w3r = smem + kOffW3Rest;
+  float* img_base = smem + kOffImages;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  stage_weights(smem, w1, w2, w3);
+
+  for (int first = blockIdx.x * kB; first < count; first += gridDim.x * kB) {
+    const int valid = min(kB, count - first);  // images of this batch
+    __syncthreads();  // weights staged / the previous batch is done with conv1's input
+
+    // Pixels (uint8, 4 per word) -> conv1's padded input; then its border (conv3 wrote over it).
+    for (int i = t; i < valid * (kImageBytes / 4); i += kThreads) {
+      const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
+      const std::uint32_t word =
+          __ldg(reinterpret_cast<const std::uint32_t*>(images + std::size_t(first + b) * kImageBytes) + p / 4);
+      const int c = p / 1024, y = p / 32 % 32, x = p % 32;
+      float* dst = img_base + b * kImage + (c * P1 + y + 2) * P1 + x + 2;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) dst[k] = normalise(std::uint8_t(word >> (8 * k)));
+    }
+    for (int i = t; i < valid * C1 * kBorder<P1>; i += kThreads) {
+      const int b = i / (C1 * kBorder<P1>), c = i / kBorder<P1> % C1;
+      img_base[b * kImage + c * P1 * P1 + border_at<P1>(i % kBorder<P1>)] = 0.0f;
+    }
+    __syncthreads();
+
+    // conv1 + ReLU + pool. Warp item (image, filter half, pair of pooled rows): lane -> pooled (py, px),
+    // 8 filters x 2x2 outputs in registers.
+    for (int item = warp; item < valid * 2 * 8; item += kWarps) {
+      const int b = item / 16, half = item / 8 % 2, py = 2 * (item % 8) + lane / 16, px = lane % 16;
+      const float* in = img_base + b * kImage;
+      float acc[8][4] = {};
+#pragma unroll 1
+      for (int c = 0; c < C1; ++c) {
+        float patch[6][6];
+        load_patch<P1>(in + (c * P1 + 2 * py) * P1 + 2 * px, patch);
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+          const float4 a = w1s[((c * kTaps + tap) * F1 + 8 * half) / 4];
+          const float4 d = w1s[((c * kTaps + tap) * F1 + 8 * half) / 4 + 1];
+          const float w[8] = {a.x, a.y, a.z, a.w, d.x, d.y, d.z, d.w};
+#pragma unroll
+          for (int f = 0; f < 8; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+        }
+      }
+      float* out = img_base + b * kImage + kIn1;
+#pragma unroll
+      for (int f = 0; f < 8; ++f)
+        out[((8 * half + f) * P2 + py + 2) * P2 + px + 2] = pool_relu(acc[f], c_b1[8 * half + f]);
+    }
+    __syncthreads();
+
+    // conv2 + ReLU + pool. Warp item (image, group of 10 filters, half of the 64 pooled outputs): 40
+    // accumulators per thread. Then conv3's input border (conv1's input is dead).
+    for (int item = warp; item < valid * 4; item += kWarps) {
+      const int b = item / 4, g = item / 2 % 2, q = 32 * (item % 2) + lane, py = q / 8, px = q % 8;
+      const float* in = img_base + b * kImage + kIn1;
+      float acc[10][4] = {};
+#pragma unroll 2
+      for (int c = 0; c < C2; ++c) {
+        float patch[6][6];
+        load_patch<P2>(in + (c * P2 + 2 * py) * P2 + 2 * px, patch);
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+          const float* ws = w2s + (c * kTaps + tap) * F2;
+          const float4 a = *reinterpret_cast<const float4*>(ws + 4 * g);
+          const float4 d = *reinterpret_cast<const float4*>(ws + 8 + 4 * g);
+          const float2 e = *reinterpret_cast<const float2*>(ws + 16 + 2 * g);
+          const float w[10] = {a.x, a.y, a.z, a.w, d.x, d.y, d.z, d.w, e.x, e.y};
+#pragma unroll
+          for (int f = 0; f < 10; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+        }
+      }
+      float* out = img_base + b * kImage;  // conv3's input
+#pragma unroll
+      for (int f = 0; f < 10; ++f) out[in3_at(10 * g + f, py + 2, px + 2)] = pool_relu(acc[f], c_b2[10 * g + f]);
+    }
+    for (int i = t; i < valid * C3 * kBorder<P3>; i += kThreads) {
+      const int b = i / (C3 * kBorder<P3>), c = i / kBorder<P3> % C3, at = border_at<P3>(i % kBorder<P3>);
+      img_base[b * kImage + in3_at(c, at / P3, at % P3)] = 0.0f;
+    }
+    __syncthreads();
+
+    // conv3 + ReLU + pool. Warp item (image, group of 5 filters): lanes 0-15 the 16 pooled outputs over
+    // channels 0-9, lanes 16-31 the same over channels 10-19; a shuffle adds the halves.
+    for (int item = warp; item < valid * 4; item += kWarps) {
+      const int b = item / 4, g = item % 4, h = lane / 16, q = lane % 16, py = q / 4, px = q % 4;
+      const float* in = img_base + b * kImage;
+      const float4* wq = reinterpret_cast<const float4*>(w3q + h * kW3HalfStride);
+      const float* wr = w3r + h * kW3RestHalf;
+      float acc[5][4] = {};
+#pragma unroll 2
+      for (int c = 0; c < C3 / 2; ++c) {
+        float patch[6][6];
+        load_patch<P3>(in + in3_at(h * (C3 / 2) + c, 2 * py, 2 * px), patch);
+#pragma unroll
+        for (int tap = 0; tap < kTaps; ++tap) {
+          const float4 a = wq[(c * kTaps + tap) * 4 + g];
+          const float w[5] = {a.x, a.y, a.z, a.w, wr[(c * kTaps + tap) * 4 + g]};
+#pragma unroll
+          for (int f = 0; f < 5; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+        }
+      }
+#pragma unroll
+      for (int f = 0; f < 5; ++f)
+#pragma unroll
+        for (int k = 0; k < 4; ++k) acc[f][k] += __shfl_xor_sync(0xffffffffu, acc[f][k], 16);
+      if (h == 0) {
+        float* pooled = img_base + b * kImage + kIn1 + kIn2;
+#pragma unroll
+        for (int f = 0; f < 5; ++f) pooled[(5 * g + f) * 16 + q] = pool_relu(acc[f], c_b3[5 * g + f]);
+      }
+    }
+    __syncthreads();
+
+    // FC + softmax: warp b takes image b; lanes split the 320 inputs, a butterfly gives every lane all 10
+    // logits, lane k writes probability k.
+    if (warp < valid) {
+      const float* pooled = img_base + warp * kImage + kIn1 + kIn2;
+      float z[kClasses];
+#pragma unroll
+      for (int o = 0; o < kClasses; ++o) {
+        float a = 0;
+#pragma unroll
+        for (int i = lane; i < kPooled; i += 32) a += __ldg(wfc + o * kPooled + i) * pooled[i];
+#pragma unroll
+        for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
+        z[o] = a + __ldg(bfc + o);
+      }
+      softmax10(z);
+      if (lane < kClasses) {
+        float mine = z[0];
+#pragma unroll
+        for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
+        probs[std::size_t(first + warp) * kClasses + lane] = mine;
+      }
+    }
+  }
+}
+
+class FusedBatchSession final : public DeviceSession {
+ public:
+  FusedBatchSession(const Network& net, const RunConfig& config)
+      : DeviceSession("cuda:fused_batch", config, 1 << 20) {
+    check(cudaMemcpyToSymbol(c_b1, net.conv1.bias.data(), sizeof(c_b1)), "conv1 bias");
+    check(cudaMemcpyToSymbol(c_b2, net.conv2.bias.data(), sizeof(c_b2)), "conv2 bias");
+    check(cudaMemcpyToSymbol(c_b3, net.conv3.bias.data(), sizeof(c_b3)), "conv3 bias");
+    w1_ = to_device(net.conv1.weights);
+    w2_ = to_device(net.conv2.weights);
+    w3_ = to_device(net.conv3.weights);
+    wfc_ = to_device(net.fc.weights);
+    bfc_ = to_device(net.fc.bias);
+    check(cudaFuncSetAttribute(fused_batch_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
+          "shared memory size");
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
+  }
+
+ protected:
+  void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
+    const std::size_t batches = (n + kB - 1) / kB;
+    const int blocks = int(std::min<std::size_t>(batches, std::size_t(std::max(1, sms_))));
+    fused_batch_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, w1_, w2_, w3_, wfc_, bfc_, probs, int(n));
+  }
+
+ private:
+  const float *w1_, *w2_, *w3_, *wfc_, *bfc_;
+  int sms_ = 1;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> open_fused_batch(const Network& net, const RunConfig& config) {
+  return std::make_unique<FusedBatchSession>(net, config);
+}
+
+}  // namespace cnn::cuda

@@ -1,0 +1,30 @@
+// Device pieces the fused kernels share (cuda:fused, cuda:fused_batch): both compute a pooled output from
+// the 2x2 conv outputs under it, reading the 6x6 input window of one channel into registers.
+#pragma once
+
+namespace cnn::cuda {
+
+// The 6x6 window whose top-left corner is at `src` in planes of row stride P.
+template <int P>
+__device__ __forceinline__ void load_patch(const float* src, float (&patch)[6][6]) {
+#pragma unroll
+  for (int r = 0; r < 6; ++r)
+#pragma unroll
+    for (int q = 0; q < 6; ++q) patch[r][q] = src[r * P + q];
+}
+
+// The four conv outputs of a pooling window += weight * the input under each, for tap (ky, kx).
+// Called from fully unrolled loops, so the patch indices are constants and the patch stays in registers.
+__device__ __forceinline__ void fma_2x2(float (&acc)[4], float w, const float (&patch)[6][6], int ky, int kx) {
+  acc[0] += w * patch[ky][kx];
+  acc[1] += w * patch[ky][kx + 1];
+  acc[2] += w * patch[ky + 1][kx];
+  acc[3] += w * patch[ky + 1][kx + 1];
+}
+
+// max of the 2x2 outputs, + bias (the same for all four), then ReLU.
+__device__ __forceinline__ float pool_relu(const float (&a)[4], float bias) {
+  return fmaxf(fmaxf(fmaxf(a[0], a[1]), fmaxf(a[2], a[3])) + bias, 0.0f);
+}
+
+}  // namespace cnn::cuda
