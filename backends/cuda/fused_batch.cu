@@ -23,7 +23,23 @@ namespace {
 constexpr int kB = 3;  // images per batch; 4 would not leave room for the weights
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
 constexpr int kTaps = 25;
+// Channel-loop unrolling per layer (experiments: -DFB_UNROLL1=3 ...). Measured on the H200 at 50000 images:
+// conv2 unrolled by 2 took 9.25 ms, by 1 8.35 ms: its 2 x 1000-FFMA body overflowed the instruction cache
+// ("no instruction" stalls 0.53 -> 0.03 per issue). conv3 by 2 (8.35) vs 1 (8.43); conv1 by 3 was slower.
+#ifndef FB_UNROLL1
+#define FB_UNROLL1 1
+#endif
+#ifndef FB_UNROLL2
+#define FB_UNROLL2 1
+#endif
+#ifndef FB_UNROLL3
+#define FB_UNROLL3 2
+#endif
+constexpr int kUnroll1 = FB_UNROLL1, kUnroll2 = FB_UNROLL2, kUnroll3 = FB_UNROLL3;
 constexpr int P1 = 36, P2 = 20, P3 = 12;  // padded plane sides
+// Row stride of conv2's input: 24, not 20, so that the two pooled rows a half-warp reads are 16 banks
+// apart and its 64-bit patch loads never conflict.
+constexpr int S2 = 24;
 constexpr int C1 = kConv1.in_channels, C2 = kConv2.in_channels, C3 = kConv3.in_channels;
 constexpr int F1 = kConv1.filters, F2 = kConv2.filters, F3 = kConv3.filters;
 static_assert(P1 == kConv1.in_side + 2 * kConv1.pad && P2 == kConv2.in_side + 2 * kConv2.pad &&
@@ -40,8 +56,8 @@ constexpr int kW3Half = C3 / 2 * kTaps * 16;  // [half][c'][tap][group][4]: the 
 constexpr int kW3HalfStride = kW3Half + 4;    // + 4: the halves' float4s fall in different banks
 constexpr int kW3RestHalf = C3 / 2 * kTaps * 4;  // [half][c'][tap][group]: the fifth filter
 constexpr int kIn1 = C1 * P1 * P1;            // 3888
-constexpr int kIn2 = C2 * P2 * P2;            // 6400
-constexpr int kIn3 = C3 * P3 * P3 + 1;        // + 1: a gap before channel 10 (see in3_at)
+constexpr int kIn2 = C2 * P2 * S2;            // 7680
+constexpr int kIn3 = C3 * P3 * P3;            // 2880
 constexpr int kPooled = kFc.inputs();
 constexpr int kImage = kIn1 + kIn2 + kPooled;  // per image
 constexpr int kOffW2 = kW1, kOffW3 = kOffW2 + kW2, kOffW3Rest = kOffW3 + 2 * kW3HalfStride;
@@ -49,15 +65,16 @@ constexpr int kOffImages = kOffW3Rest + 2 * kW3RestHalf;
 constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kB * kImage) * sizeof(float);
 static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
 static_assert(kOffW2 % 4 == 0 && kOffW3 % 4 == 0 && kW3HalfStride % 4 == 0, "float4 alignment");
+static_assert(kOffImages % 2 == 0 && kImage % 2 == 0 && kIn1 % 2 == 0, "patches are read as float2");
+constexpr int kPixelWords = (kB * kImageBytes / 4 + kThreads - 1) / kThreads;  // per thread and batch
 static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
 
 __constant__ float c_b1[F1];
 __constant__ float c_b2[F2];
 __constant__ float c_b3[F3];
 
-// conv3's input, padded 12x12 planes; channels 10..19 start one float later, so that the two channel halves
-// a warp reads at once fall in different banks.
-__device__ __forceinline__ int in3_at(int c, int y, int x) { return (c * P3 + y) * P3 + x + (c >= C3 / 2); }
+// conv3's input, padded 12x12 planes.
+__device__ __forceinline__ int in3_at(int c, int y, int x) { return (c * P3 + y) * P3 + x; }
 
 // Position j of the 2-wide border of a padded plane of side S (8S - 16 positions), as an offset in the plane.
 template <int S>
@@ -111,21 +128,33 @@ __global__ void __launch_bounds__(kThreads, 1)
   const float* w3r = smem + kOffW3Rest;
   float* img_base = smem + kOffImages;
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
+  // The batch's pixels, 4 uint8 per word, word t + k * kThreads in pixels[k]: loaded one batch ahead
+  // (before conv3 of the previous batch), so the DRAM latency hides behind conv3 and the FC layer.
+  std::uint32_t pixels[kPixelWords];
+  const auto fetch = [&](int first) {
+    const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
+    const int n = min(kB, count - first) * (kImageBytes / 4);
+#pragma unroll
+    for (int k = 0; k < kPixelWords; ++k)
+      if (t + k * kThreads < n) pixels[k] = __ldg(words + t + k * kThreads);
+  };
+  if (blockIdx.x * kB < count) fetch(blockIdx.x * kB);
   stage_weights(smem, w1, w2, w3);
 
   for (int first = blockIdx.x * kB; first < count; first += gridDim.x * kB) {
     const int valid = min(kB, count - first);  // images of this batch
     __syncthreads();  // weights staged / the previous batch is done with conv1's input
 
-    // Pixels (uint8, 4 per word) -> conv1's padded input; then its border (conv3 wrote over it).
-    for (int i = t; i < valid * (kImageBytes / 4); i += kThreads) {
+    // Pixels -> conv1's padded input; then its border (conv3 wrote over it).
+#pragma unroll
+    for (int k = 0; k < kPixelWords; ++k) {
+      const int i = t + k * kThreads;
+      if (i >= valid * (kImageBytes / 4)) break;
       const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
-      const std::uint32_t word =
-          __ldg(reinterpret_cast<const std::uint32_t*>(images + std::size_t(first + b) * kImageBytes) + p / 4);
       const int c = p / 1024, y = p / 32 % 32, x = p % 32;
       float* dst = img_base + b * kImage + (c * P1 + y + 2) * P1 + x + 2;
 #pragma unroll
-      for (int k = 0; k < 4; ++k) dst[k] = normalise(std::uint8_t(word >> (8 * k)));
+      for (int j = 0; j < 4; ++j) dst[j] = normalise(std::uint8_t(pixels[k] >> (8 * j)));
     }
     for (int i = t; i < valid * C1 * kBorder<P1>; i += kThreads) {
       const int b = i / (C1 * kBorder<P1>), c = i / kBorder<P1> % C1;
@@ -139,10 +168,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int b = item / 16, half = item / 8 % 2, py = 2 * (item % 8) + lane / 16, px = lane % 16;
       const float* in = img_base + b * kImage;
       float acc[8][4] = {};
-#pragma unroll 1
+#pragma unroll kUnroll1
       for (int c = 0; c < C1; ++c) {
         float patch[6][6];
-        load_patch<P1>(in + (c * P1 + 2 * py) * P1 + 2 * px, patch);
+        load_patch2<P1>(in + (c * P1 + 2 * py) * P1 + 2 * px, patch);
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap) {
           const float4 a = w1s[((c * kTaps + tap) * F1 + 8 * half) / 4];
@@ -155,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1)
       float* out = img_base + b * kImage + kIn1;
 #pragma unroll
       for (int f = 0; f < 8; ++f)
-        out[((8 * half + f) * P2 + py + 2) * P2 + px + 2] = pool_relu(acc[f], c_b1[8 * half + f]);
+        out[((8 * half + f) * P2 + py + 2) * S2 + px + 2] = pool_relu(acc[f], c_b1[8 * half + f]);
     }
     __syncthreads();
 
@@ -165,10 +194,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int b = item / 4, g = item / 2 % 2, q = 32 * (item % 2) + lane, py = q / 8, px = q % 8;
       const float* in = img_base + b * kImage + kIn1;
       float acc[10][4] = {};
-#pragma unroll 2
+#pragma unroll kUnroll2
       for (int c = 0; c < C2; ++c) {
         float patch[6][6];
-        load_patch<P2>(in + (c * P2 + 2 * py) * P2 + 2 * px, patch);
+        load_patch2<S2>(in + (c * P2 + 2 * py) * S2 + 2 * px, patch);
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap) {
           const float* ws = w2s + (c * kTaps + tap) * F2;
@@ -190,6 +219,8 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
+    if (first + gridDim.x * kB < count) fetch(first + gridDim.x * kB);
+
     // conv3 + ReLU + pool. Warp item (image, group of 5 filters): lanes 0-15 the 16 pooled outputs over
     // channels 0-9, lanes 16-31 the same over channels 10-19; a shuffle adds the halves.
     for (int item = warp; item < valid * 4; item += kWarps) {
@@ -198,10 +229,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const float4* wq = reinterpret_cast<const float4*>(w3q + h * kW3HalfStride);
       const float* wr = w3r + h * kW3RestHalf;
       float acc[5][4] = {};
-#pragma unroll 2
+#pragma unroll kUnroll3
       for (int c = 0; c < C3 / 2; ++c) {
         float patch[6][6];
-        load_patch<P3>(in + in3_at(h * (C3 / 2) + c, 2 * py, 2 * px), patch);
+        load_patch2<P3>(in + in3_at(h * (C3 / 2) + c, 2 * py, 2 * px), patch);
 #pragma unroll
         for (int tap = 0; tap < kTaps; ++tap) {
           const float4 a = wq[(c * kTaps + tap) * 4 + g];

@@ -13,6 +13,21 @@ __device__ __forceinline__ void load_patch(const float* src, float (&patch)[6][6
     for (int q = 0; q < 6; ++q) patch[r][q] = src[r * P + q];
 }
 
+// The same with 8-byte loads (half the load instructions); src must be 8-byte aligned and P even. A warp's
+// 64-bit loads are served per half-warp, so 16 lanes reading 16 different pairs of banks never conflict.
+template <int P>
+__device__ __forceinline__ void load_patch2(const float* src, float (&patch)[6][6]) {
+  static_assert(P % 2 == 0, "rows stay 8-byte aligned");
+#pragma unroll
+  for (int r = 0; r < 6; ++r)
+#pragma unroll
+    for (int q = 0; q < 6; q += 2) {
+      const float2 v = *reinterpret_cast<const float2*>(src + r * P + q);
+      patch[r][q] = v.x;
+      patch[r][q + 1] = v.y;
+    }
+}
+
 // The four conv outputs of a pooling window += weight * the input under each, for tap (ky, kx).
 // Called from fully unrolled loops, so the patch indices are constants and the patch stays in registers.
 __device__ __forceinline__ void fma_2x2(float (&acc)[4], float w, const float (&patch)[6][6], int ky, int kx) {
