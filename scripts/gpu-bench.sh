@@ -3,8 +3,10 @@
 # the development machine and carried over (see README.md, "GPU machine"):
 #   scripts/gpu-bench.sh <build-dir> <out-dir>
 # Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process), the
-# PyTorch peer in the same session, compute-sanitizer memcheck/racecheck, and an Nsight Compute summary of
-# cuda:fused. Each step says what it runs; a failing step is reported and the next one still runs.
+# PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_batch and cudnn (when <build>-kokkos is
+# carried, see gpu-build.sh), compute-sanitizer memcheck/racecheck, and Nsight Compute summaries of
+# cuda:fused and cuda:fused_batch. Each step says what it runs; a failing step is reported and the next one
+# still runs.
 set -uo pipefail
 build=${1:?usage: gpu-bench.sh <build-dir> <out-dir>}
 out=${2:?usage: gpu-bench.sh <build-dir> <out-dir>}
@@ -38,6 +40,12 @@ step "suite: $gpu_backends at 1200 and 50000 images"
 "$suite" --backend "$gpu_backends" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
   2>&1 | tee "$out/gpu-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
 
+if [ -x "$build-kokkos/bin/suite" ]; then
+  step "Kokkos-CUDA beside the hand-written CUDA and cuDNN, one process ($build-kokkos)"
+  "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_batch,cudnn --images 1200,50000 --repeat 20 \
+    --output "$out/kokkos-cuda-suite.json" 2>&1 | tee "$out/kokkos-cuda-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
+fi
+
 step "the PyTorch peer (cudnn.benchmark on, TF32 off)"
 py=python3
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
@@ -57,12 +65,14 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 if command -v ncu >/dev/null; then
-  step "Nsight Compute: cuda:fused at 50000 images"
-  ncu --clock-control none --kernel-name regex:fused --launch-count 1 \
-      --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
-      --metrics smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum \
-      "$suite" --backend cuda:fused --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
-      > "$out/ncu-fused.txt" 2>&1
-  grep -E "Duration|Throughput|Occupancy|Registers|ffma|Block Limit|Pipe" "$out/ncu-fused.txt" | head -n 40
+  for v in fused fused_batch; do
+    step "Nsight Compute: cuda:$v at 50000 images"
+    ncu --clock-control none --kernel-name "regex:${v}_kernel" --launch-count 1 \
+        --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
+        --metrics "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
+        "$suite" --backend cuda:$v --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
+        > "$out/ncu-$v.txt" 2>&1
+    grep -E "Duration|Throughput|Occupancy|Registers|ffma|Block Limit|Pipe|stalled" "$out/ncu-$v.txt" | awk '$NF != "0"' | head -n 40
+  done
 fi
 exit $status

@@ -16,6 +16,21 @@ void ensure_initialised(int threads) {
 
 std::string space_name() { return Space::name(); }
 
+Availability availability() {
+  const std::string space = "Kokkos::" + space_name();
+#if defined(KOKKOS_ENABLE_CUDA)
+  // Kokkos::initialize aborts the process without a GPU; say so before anyone calls it.
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    int devices = 0;
+    const cudaError_t e = cudaGetDeviceCount(&devices);
+    if (e != cudaSuccess || devices == 0)
+      return {false, "no CUDA device for " + space + (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : ""),
+              space};
+  }
+#endif
+  return {true, "", space};
+}
+
 Floats to_view(const std::vector<float>& host, const char* label) {
   Floats v(std::string(label), host.size());
   auto mirror = Kokkos::create_mirror_view(v);

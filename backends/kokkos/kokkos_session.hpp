@@ -22,6 +22,7 @@ using Bytes = Kokkos::View<std::uint8_t*, Space::memory_space>;
 // Kokkos::initialize on first use (with the first run's thread count), Kokkos::finalize at exit.
 void ensure_initialised(int threads);
 std::string space_name();
+Availability availability();  // the space, and whether it can run here (a Cuda space needs a GPU)
 
 // Sizes as template arguments, so device code sees plain compile-time constants.
 template <int C, int S, int F, int K, int P>

@@ -1,0 +1,428 @@
+// kokkos:tiled: kokkos:team's structure (a team per image, every activation in team scratch, conv+ReLU+pool
+// fused, one launch) with the kernels of the hand-written backends, still one Kokkos source for every space:
+// - activations are stored with their zero padding, so the 5x5 loops have no bounds checks; conv3's input
+//   reuses conv1's space (dead by then);
+// - weights are repacked once, at session start, into the layout the inner loops want: filter-fastest
+//   [c][ky][kx][f] on a host space, per channel [ky][kx][group][filters of the group] on a GPU;
+// - the work tiling is picked at compile time from the space (kHostTiling):
+//   host: team size 1; per pooled row, blocks of W = 16 (conv3: 8) consecutive x times ALL filters are
+//     accumulated in a local acc[F][W] with constant trip counts, which GCC keeps in vector registers and
+//     vectorises (W = 16: one zmm per filter, a broadcast-weight FMA per filter and tap) -- what
+//     cpu_kernels/fast_forward.cpp writes with vector extensions; two rows give the 2x2 pool directly;
+//   GPU: 256 threads per image; a thread computes the 2x2 conv outputs under one pooled output for a group
+//     of filters with the 6x6 input patch of a channel in registers (like cuda:fused); the weights are
+//     staged in scratch (shared memory) a few channels at a time -- 45 KB of scratch in all, under CUDA's
+//     48 KB per block -- and the threads of a warp share the filter group, so each weight load is a
+//     broadcast (128-bit loads of 4 filters' weights of one tap; conv3's 2 filters: one 64-bit load).
+#include <algorithm>
+#include <type_traits>
+#include <vector>
+
+#include "backends/kokkos/kokkos_session.hpp"
+#include "backends/kokkos/kokkos_variants.hpp"
+
+#if defined(__CUDA_ARCH__)
+#define CNN_TILED_UNROLL(n) _Pragma(#n)
+#else
+#define CNN_TILED_UNROLL(n)
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define CNN_TILED_GCC_UNROLL(n) _Pragma(#n)
+#else
+#define CNN_TILED_GCC_UNROLL(n)
+#endif
+
+namespace cnn::kokkos {
+namespace {
+
+constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
+// CNN_KOKKOS_TILED_DEVICE_TILING (testing only) runs the GPU tiling on a host space, with team size 1.
+#ifdef CNN_KOKKOS_TILED_DEVICE_TILING
+constexpr bool kHostTiling = false;
+#else
+constexpr bool kHostTiling = kHostSpace;
+#endif
+constexpr int kTeamSize = kHostSpace ? 1 : 256;
+constexpr int kTaps = 25;
+
+// Tiling of one conv layer. Filters are split into groups of NF = 4 NQ + R (a GPU thread's filters; all of
+// them on a host). W: x positions of a host block.
+template <class Sh, bool kHost>
+struct Tiling;
+template <class Sh>
+struct Tiling<Sh, true> {
+  static constexpr int NF = Sh::filters, NQ = NF / 4, R = 0, W = Sh::side >= 16 ? 16 : Sh::side;
+  static_assert(NF % 4 == 0 && Sh::side % W == 0);
+};
+template <class Sh>
+struct Tiling<Sh, false> {
+  // conv1: 2 groups of 8 (512 items: two per thread); conv2: 4 of 5 (256); conv3: 10 of 2 (160).
+  static constexpr int NF = Sh::filters == 16 ? 8 : Sh::side == 16 ? 5 : 2;
+  static constexpr int NQ = NF / 4, R = NF % 4;
+};
+template <class Sh>
+using TilingOf = Tiling<Sh, kHostTiling>;
+template <class Sh>
+constexpr int kGroups = Sh::filters / TilingOf<Sh>::NF;
+template <class Sh>
+constexpr int kChannelFloats = kTaps * Sh::filters;  // packed weights of one channel
+
+// Constants, not constexpr functions: device code may call no host function (kokkos_session.hpp).
+template <class Sh>
+constexpr int kPaddedSide = Sh::side + 2 * Sh::pad;
+template <class Sh>
+constexpr int kPaddedFloats = Sh::channels * kPaddedSide<Sh> * kPaddedSide<Sh>;
+
+// Scratch of one team, in floats: [wbuf (GPU only)][in1: padded image][in2: padded pool1].
+// in3 (padded pool2) lies at the end of in1's space (in1 is dead by then), so that on a GPU the weight buffer
+// grows into the rest of it for conv2 and conv3. After conv2, in2's space holds pool3 (the FC's input), the
+// FC's partial sums (GPU) and the logits.
+constexpr int kIn1 = kPaddedFloats<Shape1>, kIn2 = kPaddedFloats<Shape2>, kIn3 = kPaddedFloats<Shape3>;
+constexpr int kWBuf1 = kHostTiling ? 0 : kChannelFloats<Shape1> * Shape1::channels;  // conv1's, all of them
+constexpr int kWBuf = kWBuf1 + kIn1 - kIn3;                                            // conv2's and conv3's
+constexpr int kScratchFloats = kWBuf1 + kIn1 + kIn2;
+constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
+static_assert(kIn3 <= kIn1, "in3 inside in1's space");
+static_assert(kLogitsAt + kClasses <= kIn2, "pool3, FC partial sums (32 per class) and logits inside in2's space");
+static_assert(kWBuf1 % 4 == 0 && kIn1 % 4 == 0 && (kIn1 - kIn3) % 4 == 0, "16-byte aligned buffers");
+// Channels per weight chunk on a GPU (conv1: all 3; conv2 and conv3: 4).
+template <class Sh>
+constexpr int kChunk =
+    kHostTiling ? Sh::channels
+                : std::min(Sh::channels, (std::is_same_v<Sh, Shape1> ? kWBuf1 : kWBuf) / kChannelFloats<Sh>);
+static_assert(kChunk<Shape1> == Shape1::channels && kChunk<Shape2> >= 1 && kChunk<Shape3> >= 1);
+static_assert(kChannelFloats<Shape1> % 4 == 0 && kChannelFloats<Shape2> % 4 == 0 && kChannelFloats<Shape3> % 4 == 0,
+              "every channel's weights start 16-byte aligned");
+
+// Weights [f][c][ky][kx] -> per channel c: [tap][group][4 NQ] (filters j < 4 NQ of each group, as quads), then
+// [tap][group][R] (the R others). Host: [c][ky][kx][f].
+template <class Sh>
+Floats pack(const std::vector<float>& canonical) {
+  using T = TilingOf<Sh>;
+  constexpr int C = Sh::channels, G = kGroups<Sh>;
+  std::vector<float> packed(std::size_t(C) * kChannelFloats<Sh>, 0.0f);
+  for (int f = 0; f < Sh::filters; ++f)
+    for (int c = 0; c < C; ++c)
+      for (int tap = 0; tap < kTaps; ++tap) {
+        const int g = f / T::NF, j = f % T::NF;
+        const int at = j < 4 * T::NQ ? (tap * G + g) * 4 * T::NQ + j
+                                     : kTaps * G * 4 * T::NQ + (tap * G + g) * T::R + j - 4 * T::NQ;
+        packed[std::size_t(c) * kChannelFloats<Sh> + at] = canonical[(std::size_t(f) * C + c) * kTaps + tap];
+      }
+  return to_view(packed, "tiled_w");
+}
+
+// in1 := the image, normalised, in planes padded by `pad` (side P).
+template <int P, int pad, class Member>
+KOKKOS_INLINE_FUNCTION void load_image(const Member& team, const std::uint8_t* image, float* in1) {
+  constexpr int side = kImageSide, C = kImageChannels;
+  if constexpr (kHostTiling) {  // row by row: vectorisable loops without index arithmetic
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * P), [&](int r) {
+      float* dst = in1 + r * P;
+      const int c = r / P, y = r % P - pad;
+      if (y < 0 || y >= side) {
+        for (int x = 0; x < P; ++x) dst[x] = 0.0f;
+      } else {
+        const std::uint8_t* src = image + (c * side + y) * side;
+        for (int x = 0; x < pad; ++x) dst[x] = dst[P - 1 - x] = 0.0f;
+        for (int x = 0; x < side; ++x) dst[pad + x] = to_input(src[x]);
+      }
+    });
+  } else {  // float by float: neighbouring threads, neighbouring addresses
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * P * P), [&](int i) {
+      const int c = i / (P * P), y = (i / P) % P - pad, x = i % P - pad;
+      in1[i] = (y >= 0 && y < side && x >= 0 && x < side) ? to_input(image[(c * side + y) * side + x]) : 0.0f;
+    });
+  }
+}
+
+// Zeroes the border (width `pad`) of C padded planes of side P; the interior is left alone.
+template <int C, int P, int pad, class Member>
+KOKKOS_INLINE_FUNCTION void zero_border(const Member& team, float* planes) {
+  if constexpr (kHostTiling) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * P), [&](int r) {
+      float* row = planes + r * P;
+      const int y = r % P;
+      if (y < pad || y >= P - pad) {
+        for (int x = 0; x < P; ++x) row[x] = 0.0f;
+      } else {
+        for (int x = 0; x < pad; ++x) row[x] = row[P - 1 - x] = 0.0f;
+      }
+    });
+  } else {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * P * P), [&](int i) {
+      const int y = (i / P) % P, x = i % P;
+      if (y < pad || y >= P - pad || x < pad || x >= P - pad) planes[i] = 0.0f;
+    });
+  }
+}
+
+// ---- host tiling ----------------------------------------------------------------------------------------
+
+// tile[f][x] = conv (no bias) at row y, columns x0 .. x0 + W - 1, of all filters; `in` padded planes, `w`
+// [c][ky][kx][f].
+template <class Sh, int W>
+KOKKOS_INLINE_FUNCTION void conv_block(const float* in, const float* w, int y, int x0,
+                                       float (&tile)[Sh::filters][W]) {
+  constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>;
+  float acc[F][W];
+  CNN_TILED_GCC_UNROLL(GCC unroll 32)
+  for (int f = 0; f < F; ++f) {
+    CNN_TILED_GCC_UNROLL(GCC unroll 1)  // see below
+    for (int x = 0; x < W; ++x) acc[f][x] = 0.0f;
+  }
+  for (int c = 0; c < C; ++c)
+    for (int ky = 0; ky < K; ++ky) {
+      const float* row = in + (c * IN + y + ky) * IN + x0;
+      const float* wrow = w + (c * K + ky) * K * F;
+      CNN_TILED_GCC_UNROLL(GCC unroll 5)
+      for (int kx = 0; kx < K; ++kx) {
+        CNN_TILED_GCC_UNROLL(GCC unroll 32)
+        for (int f = 0; f < F; ++f) {
+          const float wt = wrow[kx * F + f];
+          // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: one W-wide FMA.
+          CNN_TILED_GCC_UNROLL(GCC unroll 1)
+          for (int x = 0; x < W; ++x) acc[f][x] += wt * row[kx + x];
+        }
+      }
+    }
+  CNN_TILED_GCC_UNROLL(GCC unroll 32)
+  for (int f = 0; f < F; ++f) {
+    CNN_TILED_GCC_UNROLL(GCC unroll 1)
+    for (int x = 0; x < W; ++x) tile[f][x] = acc[f][x];
+  }
+}
+
+// Pooled row py of every filter: conv rows 2py and 2py + 1 block by block, then bias, max, ReLU into `out`
+// (planes of side OP, interior offset `opad`).
+template <class Sh, int OP, int opad>
+KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b, float* out, int py) {
+  constexpr int F = Sh::filters, W = Tiling<Sh, true>::W;
+  for (int x0 = 0; x0 < Sh::side; x0 += W) {
+    float top[F][W], bottom[F][W];
+    conv_block<Sh, W>(in, w, 2 * py, x0, top);
+    conv_block<Sh, W>(in, w, 2 * py + 1, x0, bottom);
+    for (int f = 0; f < F; ++f) {
+      float* o = out + (f * OP + py + opad) * OP + x0 / 2 + opad;
+      for (int j = 0; j < W / 2; ++j) {
+        const float m = max4(top[f][2 * j], top[f][2 * j + 1], bottom[f][2 * j], bottom[f][2 * j + 1]);
+        o[j] = max2(m + b[f], 0.0f);
+      }
+    }
+  }
+}
+
+// ---- GPU tiling -----------------------------------------------------------------------------------------
+
+// Two or four floats loaded as one (a 64- or 128-bit shared-memory load on a GPU).
+struct alignas(8) Pair {
+  float v[2];
+};
+struct alignas(16) Quad {
+  float v[4];
+};
+
+// The NF = 4 NQ + R weights of one tap of a group: NQ quads from q (16-byte aligned), R from r (R = 2: 8-byte
+// aligned, one pair).
+template <int NQ, int R>
+KOKKOS_INLINE_FUNCTION void load_tap(const float* q, const float* r, float (&wt)[4 * NQ + R]) {
+  for (int k = 0; k < NQ; ++k) {
+    const Quad v = reinterpret_cast<const Quad*>(q)[k];
+    for (int l = 0; l < 4; ++l) wt[4 * k + l] = v.v[l];
+  }
+  if constexpr (R == 2) {
+    const Pair v = *reinterpret_cast<const Pair*>(r);
+    wt[4 * NQ] = v.v[0];
+    wt[4 * NQ + 1] = v.v[1];
+  } else {
+    for (int l = 0; l < R; ++l) wt[4 * NQ + l] = r[l];
+  }
+}
+
+// Adds channels c0 .. c0 + n - 1 to the 2x2 conv outputs of item (group g, pooled py, px): the 6x6 input
+// patch of a channel in registers, weights from `wbuf` (channels c0.. in pack's layout, in scratch; a warp
+// shares g, so every weight load is a broadcast).
+template <class Sh>
+KOKKOS_INLINE_FUNCTION void conv_2x2_device(const float* in, const float* wbuf, int c0, int n, int g, int py, int px,
+                                            float (&acc)[Tiling<Sh, false>::NF][4]) {
+  using T = Tiling<Sh, false>;
+  constexpr int P = kPaddedSide<Sh>, NF = T::NF, NQ = T::NQ, R = T::R, G = Sh::filters / NF;
+  CNN_TILED_UNROLL(unroll 1)
+  for (int cl = 0; cl < n; ++cl) {
+    float patch[6][6];
+    const float* src = in + ((c0 + cl) * P + 2 * py) * P + 2 * px;
+    for (int r = 0; r < 6; ++r)
+      for (int s = 0; s < 6; ++s) patch[r][s] = src[r * P + s];
+    const float* wq = wbuf + cl * kChannelFloats<Sh> + g * 4 * NQ;
+    const float* wr = wbuf + cl * kChannelFloats<Sh> + kTaps * G * 4 * NQ + g * R;
+    for (int ky = 0; ky < 5; ++ky)
+      for (int kx = 0; kx < 5; ++kx) {
+        float wt[NF];
+        load_tap<NQ, R>(wq + (ky * 5 + kx) * G * 4 * NQ, wr + (ky * 5 + kx) * G * R, wt);
+        for (int f = 0; f < NF; ++f) {
+          acc[f][0] += wt[f] * patch[ky][kx];
+          acc[f][1] += wt[f] * patch[ky][kx + 1];
+          acc[f][2] += wt[f] * patch[ky + 1][kx];
+          acc[f][3] += wt[f] * patch[ky + 1][kx + 1];
+        }
+      }
+  }
+}
+
+// The layer over the team: item i = (group i / p^2, pooled output i % p^2), one per thread at a time (a warp
+// shares the group). The weights pass through `wbuf` in chunks of kChunk channels, each staged by the whole
+// team between barriers, so every thread takes part in every round, items or not.
+template <class Sh, int OP, int opad, class Member>
+KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, const float* in, const float* w,
+                                                  const float* b, float* out, float* wbuf) {
+  using T = Tiling<Sh, false>;
+  constexpr int p = Sh::pooled, NF = T::NF, G = Sh::filters / NF, items = p * p * G, CH = kChunk<Sh>;
+  constexpr int chunks = (Sh::channels + CH - 1) / CH;
+  const int threads = team.team_size();
+  for (int first = 0; first < items; first += threads) {
+    const int i = first + team.team_rank();
+    const int g = i / (p * p), q = i % (p * p), py = q / p, px = q % p;
+    float acc[NF][4];
+    for (int f = 0; f < NF; ++f)
+      for (int k = 0; k < 4; ++k) acc[f][k] = 0.0f;
+    for (int chunk = 0; chunk < chunks; ++chunk) {
+      const int c0 = chunk * CH, n = Sh::channels - c0 < CH ? Sh::channels - c0 : CH;
+      if (chunks > 1 || first > 0) team.team_barrier();  // everyone is done with the previous chunk
+      if (chunks > 1 || first == 0) {
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n * kChannelFloats<Sh>),
+                             [&](int k) { wbuf[k] = w[c0 * kChannelFloats<Sh> + k]; });
+        team.team_barrier();
+      }
+      if (i < items) conv_2x2_device<Sh>(in, wbuf, c0, n, g, py, px, acc);
+    }
+    if (i < items)
+      for (int f = 0; f < NF; ++f) {
+        const int fo = g * NF + f;
+        out[(fo * OP + py + opad) * OP + px + opad] =
+            max2(max4(acc[f][0], acc[f][1], acc[f][2], acc[f][3]) + b[fo], 0.0f);
+      }
+  }
+}
+
+// ---- both -----------------------------------------------------------------------------------------------
+
+// conv + bias + ReLU + 2x2 max pool of one layer, over the team, into planes of side OP (interior at opad).
+template <class Sh, int OP, int opad, class Member>
+KOKKOS_INLINE_FUNCTION void conv_relu_pool(const Member& team, const float* in, const float* w, const float* b,
+                                           float* out, float* wbuf) {
+  if constexpr (kHostTiling) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Sh::pooled),
+                         [&](int py) { conv_pool_row_host<Sh, OP, opad>(in, w, b, out, py); });
+  } else {
+    conv_relu_pool_device<Sh, OP, opad>(team, in, w, b, out, wbuf);
+  }
+}
+
+// logits = FC(pooled). Host: 16 running sums per class (one vector FMA per 16 inputs); GPU: 32 partial sums
+// per class over the team (neighbouring threads read neighbouring weights), then their sums.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void fc(const Member& team, const float* pooled, const float* fw, const float* fb,
+                               float* partial, float* logits) {
+  if constexpr (kHostTiling) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
+      float part[16] = {};
+      for (int k = 0; k < kFcInputs; k += 16) {
+        CNN_TILED_GCC_UNROLL(GCC unroll 1)
+        for (int l = 0; l < 16; ++l) part[l] += fw[o * kFcInputs + k + l] * pooled[k + l];
+      }
+      float acc = fb[o];
+      for (int l = 0; l < 16; ++l) acc += part[l];
+      logits[o] = acc;
+    });
+  } else {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses * 32), [&](int i) {
+      const int o = i / 32, lane = i % 32;
+      float acc = 0.0f;
+      for (int k = lane; k < kFcInputs; k += 32) acc += fw[o * kFcInputs + k] * pooled[k];
+      partial[i] = acc;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
+      float acc = fb[o];
+      for (int k = 0; k < 32; ++k) acc += partial[o * 32 + k];
+      logits[o] = acc;
+    });
+  }
+}
+
+using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space>,
+                                Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 3>>>;
+using Member = Team::member_type;
+
+class TiledSession final : public KokkosSession {
+ public:
+  TiledSession(const Network& net, const RunConfig& config)
+      : KokkosSession(net, config),
+        w1_(pack<Shape1>(net.conv(0).weights)),
+        w2_(pack<Shape2>(net.conv(1).weights)),
+        w3_(pack<Shape3>(net.conv(2).weights)) {}
+
+  double forward(LayerTimes&) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t first = 0; first < n_; first += batch()) run(long(first), int(std::min(batch(), n_ - first)));
+    Kokkos::fence();
+    return ms_since(t0);
+  }
+
+  std::size_t batch() const override {
+    if (requested_batch_ > 0) return requested_batch_;
+    return n_ > 0 ? n_ : 1;  // one launch: teams are independent
+  }
+
+  // Public: nvcc refuses device lambdas inside private member functions.
+  void run(long first, int m) {
+    constexpr int P1 = kPaddedSide<Shape1>, P2 = kPaddedSide<Shape2>, P3 = kPaddedSide<Shape3>;
+    constexpr int pad1 = Shape1::pad, pad2 = Shape2::pad, pad3 = Shape3::pad;
+    const std::uint8_t* px = pixels_.data();
+    float* probs = probs_.data();
+    const float *w1 = w1_.data(), *w2 = w2_.data(), *w3 = w3_.data();
+    const float *b1 = b_[0].data(), *b2 = b_[1].data(), *b3 = b_[2].data();
+    const float *fw = fc_w_.data(), *fb = fc_b_.data();
+    const std::size_t bytes = kScratchFloats * sizeof(float) + 16;  // 16: alignment
+    Kokkos::parallel_for("tiled_forward", Team(m, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                         KOKKOS_LAMBDA(const Member& team) {
+      const long img = first + team.league_rank();
+      float* wbuf = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 16));
+      float* in1 = wbuf + kWBuf1;
+      float* in3 = in1 + (kIn1 - kIn3);
+      float* in2 = in1 + kIn1;
+      float* pooled = in2;  // in2 is dead once conv3 runs
+      float* logits = in2 + kLogitsAt;
+      load_image<P1, pad1>(team, px + img * kImageBytes, in1);
+      zero_border<Shape2::channels, P2, pad2>(team, in2);
+      team.team_barrier();
+      conv_relu_pool<Shape1, P2, pad2>(team, in1, w1, b1, in2, wbuf);
+      team.team_barrier();
+      zero_border<Shape3::channels, P3, pad3>(team, in3);  // in1 is dead; disjoint from conv2's writes and wbuf
+      conv_relu_pool<Shape2, P3, pad3>(team, in2, w2, b2, in3, wbuf);
+      team.team_barrier();
+      conv_relu_pool<Shape3, Shape3::pooled, 0>(team, in3, w3, b3, pooled, wbuf);
+      team.team_barrier();
+      fc(team, pooled, fw, fb, in2 + kPartialAt, logits);
+      team.team_barrier();
+      Kokkos::single(Kokkos::PerTeam(team), [&] {
+        float top = logits[0];
+        for (int o = 1; o < kClasses; ++o) top = max2(top, logits[o]);
+        float sum = 0;
+        for (int o = 0; o < kClasses; ++o) sum += (logits[o] = Kokkos::Experimental::exp(logits[o] - top));
+        for (int o = 0; o < kClasses; ++o) probs[img * kClasses + o] = logits[o] / sum;
+      });
+    });
+  }
+
+ private:
+  Floats w1_, w2_, w3_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> open_tiled(const Network& net, const RunConfig& config) {
+  return std::make_unique<TiledSession>(net, config);
+}
+
+}  // namespace cnn::kokkos
