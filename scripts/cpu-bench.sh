@@ -28,4 +28,11 @@ for threads in 1 "$all"; do
   run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 \
       --output "$out/pytorch-50000-t$threads.json"
 done
+# Kokkos on its OpenMP space beside openmp:batch, in one process (a build against scripts/build-kokkos.sh's
+# Kokkos-OpenMP, backends/kokkos/README.md), when that build exists.
+kokkos_omp=${KOKKOS_OMP_BUILD:-build/kokkos-omp}
+if [ -x "$kokkos_omp/bin/suite" ]; then
+  run "$kokkos_omp/bin/suite" --backend kokkos:tiled,openmp:batch --images 1200,50000 --threads "$all" --repeat 5 \
+      --quiet --output "$out/kokkos-openmp-t$all.json"
+fi
 scripts/report "$out"

@@ -30,6 +30,10 @@ inline void store(float* p, typename Vec<W>::type v) {
   std::memcpy(p, &v, sizeof v);
 }
 
+// s in every lane. (V{} + s would cost an extra scalar add: 0 + s is not s for s = -0, so GCC keeps it;
+// s - 0 is always s and folds away.)
+inline Vec<16>::type splat(float s) { return s - Vec<16>::type{}; }
+
 PackedConv pack(const ConvLayer& L) {
   const ConvSpec& s = L.spec;
   PackedConv p{std::vector<float>(L.weights.size()), L.bias};
@@ -42,34 +46,81 @@ PackedConv pack(const ConvLayer& L) {
 }
 
 // out[f][y][x] (unpadded, side S.out_side()) = bias + 5x5xC window of the padded input planes.
-// W output pixels of one row times all F filters are accumulated in registers.
-template <const ConvSpec& S, int W>
-void conv(const PackedConv& p, const float* in, float* out) {
+// Register block: two output rows x 16 pixels (two vectors) x FB filters (2 FB accumulators). Each weight is
+// broadcast once into a register and feeds two FMAs, so a tap costs 2 vector loads + FB broadcasts for 2 FB
+// FMAs: FMA-bound. (One row x all filters, with the broadcast folded into each FMA, needed a load per FMA
+// and ran load-bound: 10-15 % slower on the Xeon.)
+template <const ConvSpec& S, int FB>
+void conv_rows2(const PackedConv& p, const float* in, float* out) {
   constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
-  static_assert(OUT % W == 0, "a row is a whole number of vectors");
-  using V = typename Vec<W>::type;
-  for (int y = 0; y < OUT; ++y) {
-    for (int x0 = 0; x0 < OUT; x0 += W) {
-      V acc[F];
+  static_assert(OUT % 16 == 0 && OUT % 2 == 0 && F % FB == 0, "whole blocks");
+  using V = Vec<16>::type;
+  for (int y = 0; y < OUT; y += 2)
+    for (int x0 = 0; x0 < OUT; x0 += 16)
+      for (int f0 = 0; f0 < F; f0 += FB) {
+        V a0[FB], a1[FB];
 #pragma GCC unroll 32
-      for (int f = 0; f < F; ++f) acc[f] = V{} + p.bias[f];
-      for (int c = 0; c < C; ++c) {
-        for (int ky = 0; ky < K; ++ky) {
-          const float* row = in + (std::size_t(c) * IN + y + ky) * IN + x0;
-          const float* wrow = p.w.data() + (std::size_t(c) * K + ky) * K * F;
+        for (int f = 0; f < FB; ++f) a0[f] = a1[f] = V{} + p.bias[f0 + f];
+        for (int c = 0; c < C; ++c)
+          for (int ky = 0; ky < K; ++ky) {
+            const float* row = in + (std::size_t(c) * IN + y + ky) * IN + x0;
+            const float* wrow = p.w.data() + (std::size_t(c) * K + ky) * K * F + f0;
 #pragma GCC unroll 5
-          for (int kx = 0; kx < K; ++kx) {
-            const V v = load<W>(row + kx);
-            const float* wp = wrow + kx * F;
+            for (int kx = 0; kx < K; ++kx) {
+              const V v0 = load<16>(row + kx), v1 = load<16>(row + IN + kx);
 #pragma GCC unroll 32
-            for (int f = 0; f < F; ++f) acc[f] += wp[f] * v;
+              for (int f = 0; f < FB; ++f) {
+                const V w = splat(wrow[kx * F + f]);
+                a0[f] += w * v0;
+                a1[f] += w * v1;
+              }
+            }
           }
+#pragma GCC unroll 32
+        for (int f = 0; f < FB; ++f) {
+          store<16>(out + (std::size_t(f0 + f) * OUT + y) * OUT + x0, a0[f]);
+          store<16>(out + (std::size_t(f0 + f) * OUT + y + 1) * OUT + x0, a1[f]);
         }
       }
+}
+
+// The same for 8-pixel rows (conv3): a 16-float vector holds two rows, so a block is four output rows
+// (two vectors) x FB filters, built from 8-float loads.
+template <const ConvSpec& S, int FB>
+void conv_rows4_w8(const PackedConv& p, const float* in, float* out) {
+  constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
+  static_assert(OUT == 8 && F % FB == 0, "8-pixel rows, whole filter blocks");
+  using V = Vec<16>::type;
+  using H = Vec<8>::type;
+  for (int y = 0; y < OUT; y += 4)
+    for (int f0 = 0; f0 < F; f0 += FB) {
+      V a0[FB], a1[FB];
 #pragma GCC unroll 32
-      for (int f = 0; f < F; ++f) store<W>(out + (std::size_t(f) * OUT + y) * OUT + x0, acc[f]);
+      for (int f = 0; f < FB; ++f) a0[f] = a1[f] = V{} + p.bias[f0 + f];
+      for (int c = 0; c < C; ++c)
+        for (int ky = 0; ky < K; ++ky) {
+          const float* row = in + (std::size_t(c) * IN + y + ky) * IN;
+          const float* wrow = p.w.data() + (std::size_t(c) * K + ky) * K * F + f0;
+#pragma GCC unroll 5
+          for (int kx = 0; kx < K; ++kx) {
+            const H r0 = load<8>(row + kx), r1 = load<8>(row + IN + kx), r2 = load<8>(row + 2 * IN + kx),
+                    r3 = load<8>(row + 3 * IN + kx);
+            const V v0 = __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+            const V v1 = __builtin_shufflevector(r2, r3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+#pragma GCC unroll 32
+            for (int f = 0; f < FB; ++f) {
+              const V w = splat(wrow[kx * F + f]);
+              a0[f] += w * v0;
+              a1[f] += w * v1;
+            }
+          }
+        }
+#pragma GCC unroll 32
+      for (int f = 0; f < FB; ++f) {  // rows y, y+1 in a0; y+2, y+3 in a1: contiguous in the output plane
+        store<16>(out + (std::size_t(f0 + f) * OUT + y) * OUT, a0[f]);
+        store<16>(out + (std::size_t(f0 + f) * OUT + y + 2) * OUT, a1[f]);
+      }
     }
-  }
 }
 
 // max over 2x2 then ReLU, from unpadded planes of side `side` into planes padded by `pad`.
@@ -125,9 +176,9 @@ void load_image(const std::uint8_t* pixels, Scratch& s) {
     }
 }
 
-void conv1(const PackedNetwork& n, Scratch& s) { conv<kConv1, 16>(n.conv[0], s.in1.data(), s.out1.data()); }
-void conv2(const PackedNetwork& n, Scratch& s) { conv<kConv2, 16>(n.conv[1], s.in2.data(), s.out2.data()); }
-void conv3(const PackedNetwork& n, Scratch& s) { conv<kConv3, 8>(n.conv[2], s.in3.data(), s.out3.data()); }
+void conv1(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv1, 8>(n.conv[0], s.in1.data(), s.out1.data()); }
+void conv2(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv2, 10>(n.conv[1], s.in2.data(), s.out2.data()); }
+void conv3(const PackedNetwork& n, Scratch& s) { conv_rows4_w8<kConv3, 10>(n.conv[2], s.in3.data(), s.out3.data()); }
 void relu_pool1(Scratch& s) { relu_pool(s.out1.data(), kConv1.filters, kConv1.out_side(), s.in2.data(), kConv2.pad); }
 void relu_pool2(Scratch& s) { relu_pool(s.out2.data(), kConv2.filters, kConv2.out_side(), s.in3.data(), kConv3.pad); }
 void relu_pool3(Scratch& s) { relu_pool(s.out3.data(), kConv3.filters, kConv3.out_side(), s.pooled.data(), 0); }
