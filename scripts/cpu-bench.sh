@@ -32,6 +32,8 @@ done
 # Kokkos-OpenMP, backends/kokkos/README.md), when that build exists.
 kokkos_omp=${KOKKOS_OMP_BUILD:-build/kokkos-omp}
 if [ -x "$kokkos_omp/bin/suite" ]; then
+  run "$kokkos_omp/bin/suite" --backend kokkos --images 1200 --threads "$all" --repeat 3 --quiet \
+      --output "$out/kokkos-openmp-all-1200-t$all.json"
   run "$kokkos_omp/bin/suite" --backend kokkos:tiled,openmp:batch --images 1200,50000 --threads "$all" --repeat 5 \
       --quiet --output "$out/kokkos-openmp-t$all.json"
 fi
