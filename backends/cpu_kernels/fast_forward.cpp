@@ -37,6 +37,18 @@ inline void store(float* p, typename Vec<W>::type v) {
 // s - 0 is always s and folds away.)
 inline Vec<16>::type splat(float s) { return s - Vec<16>::type{}; }
 
+// a0 += w * v0, a1 += w * v1 for the FB filters of one tap (weights wp[0..FB)): each weight broadcast once.
+template <int FB>
+inline void fma_tap(Vec<16>::type (&a0)[FB], Vec<16>::type (&a1)[FB], const float* wp, Vec<16>::type v0,
+                    Vec<16>::type v1) {
+#pragma GCC unroll 32
+  for (int f = 0; f < FB; ++f) {
+    const Vec<16>::type w = splat(wp[f]);
+    a0[f] += w * v0;
+    a1[f] += w * v1;
+  }
+}
+
 PackedConv pack(const ConvLayer& L) {
   const ConvSpec& s = L.spec;
   PackedConv p{std::vector<float>(L.weights.size()), L.bias};
@@ -64,19 +76,16 @@ void conv_rows2(const PackedConv& p, const float* in, float* out) {
         V a0[FB], a1[FB];
 #pragma GCC unroll 32
         for (int f = 0; f < FB; ++f) a0[f] = a1[f] = V{} + p.bias[f0 + f];
+        // Taps whose two input rows are both zero padding add nothing: skip them (first and last row pair).
+        const int ky_lo = std::max(0, S.pad - 1 - y), ky_hi = std::min(K, IN - S.pad - y);
         for (int c = 0; c < C; ++c)
-          for (int ky = 0; ky < K; ++ky) {
+          for (int ky = ky_lo; ky < ky_hi; ++ky) {
             const float* row = in + (std::size_t(c) * IN + y + ky) * IN + x0;
             const float* wrow = p.w.data() + (std::size_t(c) * K + ky) * K * F + f0;
 #pragma GCC unroll 5
             for (int kx = 0; kx < K; ++kx) {
               const V v0 = load<16>(row + kx), v1 = load<16>(row + IN + kx);
-#pragma GCC unroll 32
-              for (int f = 0; f < FB; ++f) {
-                const V w = splat(wrow[kx * F + f]);
-                a0[f] += w * v0;
-                a1[f] += w * v1;
-              }
+              fma_tap<FB>(a0, a1, wrow + kx * F, v0, v1);
             }
           }
 #pragma GCC unroll 32
@@ -110,12 +119,7 @@ void conv_rows4_w8(const PackedConv& p, const float* in, float* out) {
                     r3 = load<8>(row + 3 * IN + kx);
             const V v0 = __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
             const V v1 = __builtin_shufflevector(r2, r3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-#pragma GCC unroll 32
-            for (int f = 0; f < FB; ++f) {
-              const V w = splat(wrow[kx * F + f]);
-              a0[f] += w * v0;
-              a1[f] += w * v1;
-            }
+            fma_tap<FB>(a0, a1, wrow + kx * F, v0, v1);
           }
         }
 #pragma GCC unroll 32

@@ -64,6 +64,15 @@ KOKKOS_INLINE_FUNCTION float conv_at(const float* in, const float* w, const floa
 KOKKOS_INLINE_FUNCTION float max2(float a, float b) { return a > b ? a : b; }
 KOKKOS_INLINE_FUNCTION float max4(float a, float b, float c, float d) { return max2(max2(a, b), max2(c, d)); }
 
+// Softmax of the 10 logits (overwritten) into probs (one thread).
+KOKKOS_INLINE_FUNCTION void softmax10(float* logits, float* probs) {
+  float top = logits[0];
+  for (int o = 1; o < kClasses; ++o) top = max2(top, logits[o]);
+  float sum = 0;
+  for (int o = 0; o < kClasses; ++o) sum += (logits[o] = Kokkos::Experimental::exp(logits[o] - top));
+  for (int o = 0; o < kClasses; ++o) probs[o] = logits[o] / sum;
+}
+
 // FC output o of one image: weights w[o*320 + flat], flat = pool3's channel-major order.
 KOKKOS_INLINE_FUNCTION float fc_at(const float* in, const float* w, const float* b, int o) {
   float acc = b[o];

@@ -64,13 +64,7 @@ class TeamSession final : public KokkosSession {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses),
                              [&](int o) { logits[o] = fc_at(p3, fw, fb, o); });
         team.team_barrier();
-        Kokkos::single(Kokkos::PerTeam(team), [&] {
-          float top = logits[0];
-          for (int o = 1; o < kClasses; ++o) top = max2(top, logits[o]);
-          float sum = 0;
-          for (int o = 0; o < kClasses; ++o) sum += (logits[o] = Kokkos::Experimental::exp(logits[o] - top));
-          for (int o = 0; o < kClasses; ++o) probs[img * kClasses + o] = logits[o] / sum;
-        });
+        Kokkos::single(Kokkos::PerTeam(team), [&] { softmax10(logits, probs + img * kClasses); });
       });
     }
     Kokkos::fence();
