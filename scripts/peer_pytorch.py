@@ -197,9 +197,8 @@ def main():
     torch.backends.cudnn.benchmark = True
     threads = a.threads or os.cpu_count()
     torch.set_num_threads(threads)
-    flush_denormal = device_is_cpu = a.device == "cpu"
-    if device_is_cpu:
-        flush_denormal = torch.set_flush_denormal(True)  # False where the CPU cannot
+    # set_flush_denormal returns False where the CPU cannot.
+    flush_denormal = a.device == "cpu" and torch.set_flush_denormal(True)
 
     t0 = time.perf_counter()
     images, labels, files = load_images(a.data)

@@ -3,9 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
+
+#include "common/flush_denormals.hpp"
 
 namespace cnn::fast {
 namespace {
@@ -68,7 +67,7 @@ PackedConv pack(const ConvLayer& L) {
 template <const ConvSpec& S, int FB>
 void conv_rows2(const PackedConv& p, const float* in, float* out) {
   constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
-  static_assert(OUT % 16 == 0 && OUT % 2 == 0 && F % FB == 0, "whole blocks");
+  static_assert(OUT % 16 == 0 && F % FB == 0, "whole blocks");
   using V = Vec<16>::type;
   for (int y = 0; y < OUT; y += 2)
     for (int x0 = 0; x0 < OUT; x0 += 16)
@@ -211,25 +210,8 @@ void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
   for (int o = 0; o < kClasses; ++o) probs[o] = z[o] / sum;
 }
 
-namespace {
-// Denormal inputs and results as zero (MXCSR FTZ + DAZ) while an image runs, then the caller's mode back.
-// Some images drive activations below 1e-38, and on Intel cores every FMA touching such a value takes a
-// microcode assist (~100 cycles). Their share of any sum is below 1e-38: no result changes that validation
-// or top-1 can see.
-class FlushDenormals {
- public:
-#if defined(__SSE__)
-  FlushDenormals() : saved_(_mm_getcsr()) { _mm_setcsr(saved_ | 0x8040u); }
-  ~FlushDenormals() { _mm_setcsr(saved_); }
-
- private:
-  unsigned saved_;
-#endif
-};
-}  // namespace
-
 void forward_image(const PackedNetwork& n, const std::uint8_t* pixels, Scratch& s, float* probs) {
-  const FlushDenormals ftz;
+  const FlushDenormals ftz;  // common/flush_denormals.hpp says why
   load_image(pixels, s);
   conv1(n, s);
   relu_pool1(s);

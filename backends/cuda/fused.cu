@@ -63,15 +63,7 @@ __device__ __forceinline__ void conv_2x2(const float* in, int py, int px, int f0
 #pragma unroll
     for (int f = 0; f < NF; ++f)
 #pragma unroll
-      for (int ky = 0; ky < 5; ++ky)
-#pragma unroll
-        for (int kx = 0; kx < 5; ++kx) {
-          const float wt = w(f0 + f, c, ky * 5 + kx);
-          acc[f][0] += wt * patch[ky][kx];
-          acc[f][1] += wt * patch[ky][kx + 1];
-          acc[f][2] += wt * patch[ky + 1][kx];
-          acc[f][3] += wt * patch[ky + 1][kx + 1];
-        }
+      for (int tap = 0; tap < 25; ++tap) fma_2x2(acc[f], w(f0 + f, c, tap), patch, tap / 5, tap % 5);
   }
 }
 
@@ -83,21 +75,11 @@ __device__ __forceinline__ void conv2_2x2(const float* in, int py, int px, int g
   for (int c = 0; c < C; ++c) {
     float patch[6][6];
     load_patch<P>(in + (c * P + 2 * py) * P + 2 * px, patch);
-#pragma unroll
-    for (int ky = 0; ky < 5; ++ky)
-#pragma unroll
-      for (int kx = 0; kx < 5; ++kx) {
-        const int i = (c * kTaps + ky * 5 + kx) * kGroups2 + g;
-        const float4 q4 = wq[i];
-        const float wt[5] = {q4.x, q4.y, q4.z, q4.w, wr[i]};
-#pragma unroll
-        for (int f = 0; f < 5; ++f) {
-          acc[f][0] += wt[f] * patch[ky][kx];
-          acc[f][1] += wt[f] * patch[ky][kx + 1];
-          acc[f][2] += wt[f] * patch[ky + 1][kx];
-          acc[f][3] += wt[f] * patch[ky + 1][kx + 1];
-        }
-      }
+    accumulate_taps(acc, patch, [&](int tap, float (&wt)[5]) {
+      const int i = (c * kTaps + tap) * kGroups2 + g;
+      const float4 q4 = wq[i];
+      wt[0] = q4.x, wt[1] = q4.y, wt[2] = q4.z, wt[3] = q4.w, wt[4] = wr[i];
+    });
   }
 }
 

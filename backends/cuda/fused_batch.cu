@@ -23,19 +23,10 @@ namespace {
 constexpr int kB = 3;  // images per batch; 4 would not leave room for the weights
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
 constexpr int kTaps = 25;
-// Channel-loop unrolling per layer (experiments: -DFB_UNROLL1=3 ...). Measured on the H200 at 50000 images:
-// conv2 unrolled by 2 took 9.25 ms, by 1 8.35 ms: its 2 x 1000-FFMA body overflowed the instruction cache
-// ("no instruction" stalls 0.53 -> 0.03 per issue). conv3 by 2 (8.35) vs 1 (8.43); conv1 by 3 was slower.
-#ifndef FB_UNROLL1
-#define FB_UNROLL1 1
-#endif
-#ifndef FB_UNROLL2
-#define FB_UNROLL2 1
-#endif
-#ifndef FB_UNROLL3
-#define FB_UNROLL3 2
-#endif
-constexpr int kUnroll1 = FB_UNROLL1, kUnroll2 = FB_UNROLL2, kUnroll3 = FB_UNROLL3;
+// Channel-loop unrolling per layer, measured on the H200 at 50000 images: conv2 unrolled by 2 took 9.25 ms,
+// by 1 8.35 ms: its 2 x 1000-FFMA body overflowed the instruction cache ("no instruction" stalls 0.53 ->
+// 0.03 per issue). conv3 by 2 (8.35) vs 1 (8.43); conv1 by 3 (all channels) was slower (9.69).
+constexpr int kUnroll1 = 1, kUnroll2 = 1, kUnroll3 = 2;
 constexpr int P1 = 36, P2 = 20, P3 = 12;  // padded plane sides
 // Row stride of conv2's input: 24, not 20, so that the two pooled rows a half-warp reads are 16 banks
 // apart and its 64-bit patch loads never conflict.
@@ -172,14 +163,11 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int c = 0; c < C1; ++c) {
         float patch[6][6];
         load_patch2<P1>(in + (c * P1 + 2 * py) * P1 + 2 * px, patch);
-#pragma unroll
-        for (int tap = 0; tap < kTaps; ++tap) {
+        accumulate_taps(acc, patch, [&](int tap, float (&w)[8]) {
           const float4 a = w1s[((c * kTaps + tap) * F1 + 8 * half) / 4];
           const float4 d = w1s[((c * kTaps + tap) * F1 + 8 * half) / 4 + 1];
-          const float w[8] = {a.x, a.y, a.z, a.w, d.x, d.y, d.z, d.w};
-#pragma unroll
-          for (int f = 0; f < 8; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
-        }
+          w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = d.x, w[5] = d.y, w[6] = d.z, w[7] = d.w;
+        });
       }
       float* out = img_base + b * kImage + kIn1;
 #pragma unroll
@@ -198,16 +186,14 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int c = 0; c < C2; ++c) {
         float patch[6][6];
         load_patch2<S2>(in + (c * P2 + 2 * py) * S2 + 2 * px, patch);
-#pragma unroll
-        for (int tap = 0; tap < kTaps; ++tap) {
+        accumulate_taps(acc, patch, [&](int tap, float (&w)[10]) {
           const float* ws = w2s + (c * kTaps + tap) * F2;
           const float4 a = *reinterpret_cast<const float4*>(ws + 4 * g);
           const float4 d = *reinterpret_cast<const float4*>(ws + 8 + 4 * g);
           const float2 e = *reinterpret_cast<const float2*>(ws + 16 + 2 * g);
-          const float w[10] = {a.x, a.y, a.z, a.w, d.x, d.y, d.z, d.w, e.x, e.y};
-#pragma unroll
-          for (int f = 0; f < 10; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
-        }
+          w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = d.x, w[5] = d.y, w[6] = d.z, w[7] = d.w;
+          w[8] = e.x, w[9] = e.y;
+        });
       }
       float* out = img_base + b * kImage;  // conv3's input
 #pragma unroll
@@ -233,13 +219,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       for (int c = 0; c < C3 / 2; ++c) {
         float patch[6][6];
         load_patch2<P3>(in + in3_at(h * (C3 / 2) + c, 2 * py, 2 * px), patch);
-#pragma unroll
-        for (int tap = 0; tap < kTaps; ++tap) {
+        accumulate_taps(acc, patch, [&](int tap, float (&w)[5]) {
           const float4 a = wq[(c * kTaps + tap) * 4 + g];
-          const float w[5] = {a.x, a.y, a.z, a.w, wr[(c * kTaps + tap) * 4 + g]};
-#pragma unroll
-          for (int f = 0; f < 5; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
-        }
+          w[0] = a.x, w[1] = a.y, w[2] = a.z, w[3] = a.w, w[4] = wr[(c * kTaps + tap) * 4 + g];
+        });
       }
 #pragma unroll
       for (int f = 0; f < 5; ++f)

@@ -37,6 +37,19 @@ __device__ __forceinline__ void fma_2x2(float (&acc)[4], float w, const float (&
   acc[3] += w * patch[ky + 1][kx + 1];
 }
 
+// One channel's 25 taps into the 2x2 outputs of NF filters: tap_weights(tap, w) fills w[0..NF) with the
+// weights of that tap (the layouts differ per layer and kernel).
+template <int NF, typename TapWeights>
+__device__ __forceinline__ void accumulate_taps(float (&acc)[NF][4], const float (&patch)[6][6], TapWeights tap_weights) {
+#pragma unroll
+  for (int tap = 0; tap < 25; ++tap) {
+    float w[NF];
+    tap_weights(tap, w);
+#pragma unroll
+    for (int f = 0; f < NF; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+  }
+}
+
 // max of the 2x2 outputs, + bias (the same for all four), then ReLU.
 __device__ __forceinline__ float pool_relu(const float (&a)[4], float bias) {
   return fmaxf(fmaxf(fmaxf(a[0], a[1]), fmaxf(a[2], a[3])) + bias, 0.0f);

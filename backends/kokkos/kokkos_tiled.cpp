@@ -17,12 +17,10 @@
 #include <algorithm>
 #include <type_traits>
 #include <vector>
-#if defined(__SSE__)
-#include <xmmintrin.h>
-#endif
 
 #include "backends/kokkos/kokkos_session.hpp"
 #include "backends/kokkos/kokkos_variants.hpp"
+#include "common/flush_denormals.hpp"
 
 #if defined(__CUDA_ARCH__)
 #define CNN_TILED_UNROLL(n) _Pragma(#n)
@@ -357,16 +355,6 @@ using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space>,
                                 Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 3>>>;
 using Member = Team::member_type;
 
-// Host spaces: denormals flushed to zero while a team runs (MXCSR FTZ + DAZ, per thread), as openmp:batch
-// does (backends/cpu_kernels/fast_forward.cpp says why); nothing on a GPU, which flushes in its FMAs' own way.
-struct FlushDenormals {
-#if defined(__SSE__) && !defined(__CUDA_ARCH__)
-  unsigned saved = _mm_getcsr();
-  KOKKOS_INLINE_FUNCTION FlushDenormals() { _mm_setcsr(saved | 0x8040u); }
-  KOKKOS_INLINE_FUNCTION ~FlushDenormals() { _mm_setcsr(saved); }
-#endif
-};
-
 class TiledSession final : public KokkosSession {
  public:
   TiledSession(const Network& net, const RunConfig& config)
@@ -400,8 +388,8 @@ class TiledSession final : public KokkosSession {
     Kokkos::parallel_for("tiled_forward", Team(m, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
       const long img = first + team.league_rank();
-      const FlushDenormals ftz;
-      (void)ftz;  // empty in device code
+      const FlushDenormals ftz;  // host spaces, as openmp:batch (common/flush_denormals.hpp); no-op on a GPU
+      (void)ftz;
       float* wbuf = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 16));
       float* in1 = wbuf + kWBuf1;
       float* in3 = in1 + (kIn1 - kIn3);
