@@ -1,65 +1,101 @@
-// Each layer of the CPU kernels, per batch of images: the thesis' loops (serial:naive, and openmp:naive
-// on one thread) and the optimised kernel (serial:opt, and per thread openmp:batch). Counter
-// "images/s" is the batch size times the rate; ReLU and pool are one pass in the optimised kernel.
+// Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
+// - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
+// - serial:opt: the optimised kernel's steps on one thread (ReLU and pool are one pass there);
+// - openmp:batch: the same steps with the batch split over all threads, each with its own scratch, as
+//   openmp:batch runs them.
+// Counter "images/s" is the batch size times the rate.
 #include <benchmark/benchmark.h>
+#include <omp.h>
 
 #include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/cpu_kernels/thesis_naive.hpp"
-#include "common/dataset.hpp"
+#include "benchmarks/bench_data.hpp"
 
+namespace cnn::bench {
 namespace {
-using namespace cnn;
 
-const Network& network() {
-  static const Network n = load_network(std::string(SUITE_DATA_DIR) + "/convnetjs-cifar10");
+using Step = void (*)(const fast::PackedNetwork&, fast::Scratch&);
+const fast::PackedNetwork& packed() {
+  static const fast::PackedNetwork n(network());
   return n;
 }
-const Dataset& images() {
-  static const Dataset d = load_cifar10({std::string(SUITE_DATA_DIR) + "/cifar10"});
-  return d;
-}
 
-// ---- optimised kernel: the scratch holds one image's activations, as in serial:opt / openmp:batch.
-template <void (*Layer)(const fast::PackedNetwork&, fast::Scratch&)>
-void BM_Opt(benchmark::State& state) {
-  const fast::PackedNetwork net(network());
+// A scratch whose every buffer holds image 0's real activations.
+fast::Scratch filled_scratch() {
   fast::Scratch s;
   float probs[kClasses];
-  fast::forward_image(net, images().image(0), s, probs);  // every buffer holds real activations
+  fast::forward_image(packed(), images().image(0), s, probs);
+  return s;
+}
+
+void BM_Opt(benchmark::State& state, Step step) {
+  fast::Scratch s = filled_scratch();
   const int batch = int(state.range(0));
-  for (auto _ : state)
-    for (int i = 0; i < batch; ++i) Layer(net, s);
+  for (auto _ : state) {
+    for (int i = 0; i < batch; ++i) step(packed(), s);
+    benchmark::ClobberMemory();
+  }
   state.counters["images/s"] = benchmark::Counter(double(batch), benchmark::Counter::kIsIterationInvariantRate);
 }
+
+void BM_Batch(benchmark::State& state, Step step) {
+  const int threads = omp_get_max_threads(), batch = int(state.range(0));
+  std::vector<fast::Scratch> scratch;
+  for (int t = 0; t < threads; ++t) scratch.push_back(filled_scratch());
+  for (auto _ : state) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int i = 0; i < batch; ++i) step(packed(), scratch[std::size_t(omp_get_thread_num())]);
+  }
+  state.counters["images/s"] = benchmark::Counter(double(batch), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["threads"] = threads;
+}
+
 template <void (*Layer)(fast::Scratch&)>
-void call(const fast::PackedNetwork&, fast::Scratch& s) { Layer(s); }
+void no_net(const fast::PackedNetwork&, fast::Scratch& s) {
+  Layer(s);
+}
+void load(const fast::PackedNetwork&, fast::Scratch& s) { fast::load_image(images().image(0), s); }
 void fc(const fast::PackedNetwork& n, fast::Scratch& s) {
   float probs[kClasses];
   fast::fc_softmax(n, s, probs);
   benchmark::DoNotOptimize(probs);
 }
 
-BENCHMARK_TEMPLATE(BM_Opt, fast::conv1)->Name("opt/conv1")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, call<fast::relu_pool1>)->Name("opt/relu_pool1")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, fast::conv2)->Name("opt/conv2")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, call<fast::relu_pool2>)->Name("opt/relu_pool2")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, fast::conv3)->Name("opt/conv3")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, call<fast::relu_pool3>)->Name("opt/relu_pool3")->Arg(1)->Arg(16)->Arg(256);
-BENCHMARK_TEMPLATE(BM_Opt, fc)->Name("opt/fc_softmax")->Arg(1)->Arg(16)->Arg(256);
+const std::pair<const char*, Step> kSteps[] = {
+    {"load_image", load},
+    {"conv1", fast::conv1},
+    {"relu_pool1", no_net<fast::relu_pool1>},
+    {"conv2", fast::conv2},
+    {"relu_pool2", no_net<fast::relu_pool2>},
+    {"conv3", fast::conv3},
+    {"relu_pool3", no_net<fast::relu_pool3>},
+    {"fc_softmax", fc},
+};
 
-// ---- the thesis' loops: per-layer times of serial:naive over a batch of images.
-void BM_ThesisConv(benchmark::State& state) {
-  const int layer = int(state.range(0)), batch = int(state.range(1));
-  const thesis::ThesisConv conv = thesis::to_thesis(network().conv(layer));
-  const ConvSpec& s = conv.spec;
-  thesis::Vol in(s.in_side, s.in_side, s.in_channels), out(s.out_side(), s.out_side(), s.filters);
-  for (std::size_t i = 0; i < in.w.size(); ++i) in.w[i] = float(i % 7) * 0.1f - 0.3f;
-  for (auto _ : state)
-    for (int i = 0; i < batch; ++i) thesis::conv_forward(in, conv, out);
-  state.counters["images/s"] = benchmark::Counter(double(batch), benchmark::Counter::kIsIterationInvariantRate);
+void register_opt() {
+  for (const auto& [name, step] : kSteps)
+    benchmark::RegisterBenchmark((std::string("serial:opt/") + name).c_str(), BM_Opt, step)
+        ->ArgName("batch")
+        ->Arg(1)
+        ->Arg(16)
+        ->Arg(256);
+  for (const auto& [name, step] : kSteps)
+    benchmark::RegisterBenchmark((std::string("openmp:batch/") + name).c_str(), BM_Batch, step)
+        ->ArgName("batch")
+        ->Arg(16)
+        ->Arg(256)
+        ->UseRealTime();
 }
-BENCHMARK(BM_ThesisConv)->Name("naive/conv")->ArgNames({"layer", "batch"})->ArgsProduct({{0, 1, 2}, {1, 16}});
 
 }  // namespace
+}  // namespace cnn::bench
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  cnn::bench::register_serial_naive();
+  cnn::bench::register_openmp_naive();
+  cnn::bench::register_opt();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

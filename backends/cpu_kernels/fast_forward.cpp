@@ -95,38 +95,66 @@ void conv_rows2(const PackedConv& p, const float* in, float* out) {
       }
 }
 
-// The same for 8-pixel rows (conv3): a 16-float vector holds two rows, so a block is four output rows
-// (two vectors) x FB filters, built from 8-float loads.
-template <const ConvSpec& S, int FB>
-void conv_rows4_w8(const PackedConv& p, const float* in, float* out) {
-  constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
-  static_assert(OUT == 8 && F % FB == 0, "8-pixel rows, whole filter blocks");
+// conv3's 8-pixel rows. A 16-float vector holds two rows; loading it from the padded planes would need a
+// shuffle per vector (two 8-float loads joined: an extra shuffle-port op per two FMAs' worth of loads,
+// measured 77 % of the FMA peak). So the input is first copied once into a kx-expanded layout,
+// e[c][kx][r][x] = in[c][r][x + kx] (r over the 12 padded rows, 38 KB, stays in L1): for each tap the rows
+// r, r+1, ... are contiguous, and two rows are one plain 16-float load.
+template <const ConvSpec& S>
+void expand_kx(const float* in, float* e) {
+  constexpr int C = S.in_channels, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
+  for (int c = 0; c < C; ++c)
+    for (int kx = 0; kx < K; ++kx)
+      for (int r = 0; r < IN; ++r)
+        std::memcpy(e + ((std::size_t(c) * K + kx) * IN + r) * OUT, in + (std::size_t(c) * IN + r) * IN + kx,
+                    OUT * sizeof(float));
+}
+
+// One tap of the 8x8 block: vector j holds output rows 2j, 2j+1; its input rows are ky + 2j, ky + 2j + 1.
+// Vectors J0..J1-1 only: for ky = 0 vector 0 reads the two top padding rows, for ky = 4 vector 3 the two
+// bottom ones, and both are skipped (10 % of the layer's FMAs).
+template <int FB, int J0, int J1>
+inline void fma_tap_rows(Vec<16>::type (&a)[4][FB], const float* rows, const float* wp) {
   using V = Vec<16>::type;
-  using H = Vec<8>::type;
-  for (int y = 0; y < OUT; y += 4)
-    for (int f0 = 0; f0 < F; f0 += FB) {
-      V a0[FB], a1[FB];
+  V v[4];
+#pragma GCC unroll 4
+  for (int j = J0; j < J1; ++j) v[j] = load<16>(rows + 16 * j);
 #pragma GCC unroll 32
-      for (int f = 0; f < FB; ++f) a0[f] = a1[f] = V{} + p.bias[f0 + f];
-      for (int c = 0; c < C; ++c)
-        for (int ky = 0; ky < K; ++ky) {
-          const float* row = in + (std::size_t(c) * IN + y + ky) * IN;
-          const float* wrow = p.w.data() + (std::size_t(c) * K + ky) * K * F + f0;
+  for (int f = 0; f < FB; ++f) {
+    const V w = splat(wp[f]);
+#pragma GCC unroll 4
+    for (int j = J0; j < J1; ++j) a[j][f] += w * v[j];
+  }
+}
+
+// The whole 8x8 output (four vectors) x FB filters in registers (4 FB accumulators): per tap 4 loads and
+// FB broadcasts feed 4 FB FMAs.
+template <const ConvSpec& S, int FB>
+void conv_8x8(const PackedConv& p, const float* e, float* out) {
+  constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
+  static_assert(OUT == 8 && K == 5 && S.pad == 2 && F % FB == 0, "8x8 output, 5x5 kernel, whole filter blocks");
+  using V = Vec<16>::type;
+  for (int f0 = 0; f0 < F; f0 += FB) {
+    V a[4][FB];
+#pragma GCC unroll 32
+    for (int f = 0; f < FB; ++f) a[0][f] = a[1][f] = a[2][f] = a[3][f] = V{} + p.bias[f0 + f];
+    for (int c = 0; c < C; ++c) {
+      const float* wc = p.w.data() + std::size_t(c) * K * K * F + f0;
 #pragma GCC unroll 5
-          for (int kx = 0; kx < K; ++kx) {
-            const H r0 = load<8>(row + kx), r1 = load<8>(row + IN + kx), r2 = load<8>(row + 2 * IN + kx),
-                    r3 = load<8>(row + 3 * IN + kx);
-            const V v0 = __builtin_shufflevector(r0, r1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-            const V v1 = __builtin_shufflevector(r2, r3, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-            fma_tap<FB>(a0, a1, wrow + kx * F, v0, v1);
-          }
-        }
-#pragma GCC unroll 32
-      for (int f = 0; f < FB; ++f) {  // rows y, y+1 in a0; y+2, y+3 in a1: contiguous in the output plane
-        store<16>(out + (std::size_t(f0 + f) * OUT + y) * OUT, a0[f]);
-        store<16>(out + (std::size_t(f0 + f) * OUT + y + 2) * OUT, a1[f]);
+      for (int kx = 0; kx < K; ++kx) {
+        const float* col = e + (std::size_t(c) * K + kx) * IN * OUT;  // e[c][kx][0][0]
+        fma_tap_rows<FB, 1, 4>(a, col + 0 * OUT, wc + (0 * K + kx) * F);
+        fma_tap_rows<FB, 0, 4>(a, col + 1 * OUT, wc + (1 * K + kx) * F);
+        fma_tap_rows<FB, 0, 4>(a, col + 2 * OUT, wc + (2 * K + kx) * F);
+        fma_tap_rows<FB, 0, 4>(a, col + 3 * OUT, wc + (3 * K + kx) * F);
+        fma_tap_rows<FB, 0, 3>(a, col + 4 * OUT, wc + (4 * K + kx) * F);
       }
     }
+#pragma GCC unroll 32
+    for (int f = 0; f < FB; ++f)
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) store<16>(out + (std::size_t(f0 + f) * OUT + 2 * j) * OUT, a[j][f]);
+  }
 }
 
 // max over 2x2 then ReLU, from unpadded planes of side `side` into planes padded by `pad`.
@@ -168,6 +196,7 @@ Scratch::Scratch()
       in2(padded_floats<kConv2>()),
       out2(out_floats<kConv2>()),
       in3(padded_floats<kConv3>()),
+      e3(padded_floats<kConv3>() / kPaddedSide<kConv3> * kConv3.kernel * kConv3.out_side()),
       out3(out_floats<kConv3>()),
       pooled(std::size_t(kFc.inputs())) {}
 
@@ -184,7 +213,10 @@ void load_image(const std::uint8_t* pixels, Scratch& s) {
 
 void conv1(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv1, 8>(n.conv[0], s.in1.data(), s.out1.data()); }
 void conv2(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv2, 10>(n.conv[1], s.in2.data(), s.out2.data()); }
-void conv3(const PackedNetwork& n, Scratch& s) { conv_rows4_w8<kConv3, 10>(n.conv[2], s.in3.data(), s.out3.data()); }
+void conv3(const PackedNetwork& n, Scratch& s) {
+  expand_kx<kConv3>(s.in3.data(), s.e3.data());
+  conv_8x8<kConv3, 5>(n.conv[2], s.e3.data(), s.out3.data());
+}
 void relu_pool1(Scratch& s) { relu_pool(s.out1.data(), kConv1.filters, kConv1.out_side(), s.in2.data(), kConv2.pad); }
 void relu_pool2(Scratch& s) { relu_pool(s.out2.data(), kConv2.filters, kConv2.out_side(), s.in3.data(), kConv3.pad); }
 void relu_pool3(Scratch& s) { relu_pool(s.out3.data(), kConv3.filters, kConv3.out_side(), s.pooled.data(), 0); }

@@ -2,10 +2,12 @@
 // over images). What it changes against the thesis' loops, and why:
 // - planar activations [channel][y][x] with the zero padding stored, so the 5x5 loops have no bounds checks;
 // - weights re-laid once to [channel][ky][kx][filter], so the filters of one tap are contiguous;
-// - register blocking: two output rows x 16 pixels (two SIMD vectors; for the 8x8 conv3, four rows, two per
-//   vector) times 8-10 filters stay in registers over the whole 5x5xC window (16-20 accumulators); each
-//   tap's weight is broadcast once and feeds two FMAs, so the loop is FMA-bound, not load-bound (the
-//   previous block, one vector x all filters with a load per FMA, was 11-41 % slower per layer);
+// - register blocking: two output rows x 16 pixels (two SIMD vectors) times 8-10 filters stay in registers
+//   over the whole 5x5xC window (16-20 accumulators); each tap's weight is broadcast once and feeds two
+//   FMAs, so the loop is FMA-bound, not load-bound (the previous block, one vector x all filters with a
+//   load per FMA, was 11-41 % slower per layer); conv3 (8x8) keeps its whole output, two rows per vector,
+//   x 5 filters in registers, reading a kx-expanded copy of its input so that no load needs a shuffle;
+// - taps whose input rows are all zero padding are skipped (conv1 2.5 %, conv2 5 %, conv3 10 % of FMAs);
 // - ReLU and the 2x2 max pool run as one pass (max then ReLU == ReLU then max) writing straight into the
 //   next layer's padded planes; all buffers of one image (~150 KB) stay in L2 through the network.
 #pragma once
@@ -35,7 +37,7 @@ struct PackedNetwork {
 
 // Every intermediate buffer of one image; one per thread.
 struct Scratch {
-  std::vector<float> in1, out1, in2, out2, in3, out3, pooled;
+  std::vector<float> in1, out1, in2, out2, in3, e3, out3, pooled;  // e3: conv3's kx-expanded input
   Scratch();
 };
 

@@ -59,6 +59,14 @@ inline ThesisConv to_thesis(const ConvLayer& L) {
   return t;
 }
 
+// One planar uint8 image into a 32x32x3 volume.
+inline void load_image(const std::uint8_t* img, Vol& input) {
+  for (int c = 0; c < kImageChannels; ++c)
+    for (int y = 0; y < kImageSide; ++y)
+      for (int x = 0; x < kImageSide; ++x)
+        input.set(x, y, c, normalise_pixel<float>(img[(c * kImageSide + y) * kImageSide + x]));
+}
+
 inline void conv_forward(const Vol& V, const ThesisConv& L, Vol& A) {
   const int stride = 1, pad = L.spec.pad;
   THESIS_OMP_FOR
@@ -115,6 +123,18 @@ inline void pool_forward(const Vol& V, Vol& A) {
 }
 
 // The FC weights in the thesis' order: output, y, x, channel, i.e. the order of the input volume's w.
+inline std::vector<float> to_thesis(const FcLayer& fc) {
+  const FcSpec& s = fc.spec;
+  std::vector<float> w(fc.weights.size());
+  for (int o = 0; o < s.outputs; ++o)
+    for (int y = 0; y < s.in_side; ++y)
+      for (int x = 0; x < s.in_side; ++x)
+        for (int c = 0; c < s.in_channels; ++c)
+          w[std::size_t(o) * s.inputs() + (y * s.in_side + x) * s.in_channels + c] =
+              fc.weights[std::size_t(o) * s.inputs() + (c * s.in_side + y) * s.in_side + x];
+  return w;
+}
+
 inline void fc_forward(const Vol& V, const std::vector<float>& w, const std::vector<float>& bias, float* out) {
   const int n_in = int(V.w.size());
   for (int i = 0; i < kClasses; ++i) {
@@ -136,17 +156,9 @@ class NaiveSession final : public HostSession {
   NaiveSession(const Network& net, const RunConfig& config)
       : threads_(config.threads),
         convs_{to_thesis(net.conv1), to_thesis(net.conv2), to_thesis(net.conv3)},
+        fc_w_(to_thesis(net.fc)),
         fc_bias_(net.fc.bias),
-        progress_(config.progress) {
-    const FcSpec& s = net.fc.spec;
-    fc_w_.resize(net.fc.weights.size());
-    for (int o = 0; o < s.outputs; ++o)
-      for (int y = 0; y < s.in_side; ++y)
-        for (int x = 0; x < s.in_side; ++x)
-          for (int c = 0; c < s.in_channels; ++c)
-            fc_w_[std::size_t(o) * s.inputs() + (y * s.in_side + x) * s.in_channels + c] =
-                net.fc.weights[std::size_t(o) * s.inputs() + (c * s.in_side + y) * s.in_side + x];
-  }
+        progress_(config.progress) {}
 
   double forward(LayerTimes& layers) override {
 #ifdef _OPENMP
@@ -163,11 +175,7 @@ class NaiveSession final : public HostSession {
     Vol* conv_out[3] = {&c1, &c2, &c3};
     Vol* pool_out[3] = {&p1, &p2, &p3};
     for (std::size_t i = 0; i < n_; ++i) {
-      const std::uint8_t* img = pixels_ + i * kImageBytes;
-      for (int c = 0; c < kImageChannels; ++c)
-        for (int y = 0; y < kImageSide; ++y)
-          for (int x = 0; x < kImageSide; ++x)
-            input.set(x, y, c, normalise_pixel<float>(img[(c * kImageSide + y) * kImageSide + x]));
+      load_image(pixels_ + i * kImageBytes, input);
       StopWatch sw;
       for (int l = 0; l < 3; ++l) {
         sw.restart();

@@ -1,0 +1,23 @@
+// The weights and images the layer benchmarks run on (loaded once per process).
+#pragma once
+
+#include <string>
+
+#include "common/dataset.hpp"
+#include "common/network.hpp"
+
+namespace cnn::bench {
+
+inline const Network& network() {
+  static const Network n = load_network(std::string(SUITE_DATA_DIR) + "/convnetjs-cifar10");
+  return n;
+}
+inline const Dataset& images() {
+  static const Dataset d = load_cifar10({std::string(SUITE_DATA_DIR) + "/cifar10"});
+  return d;
+}
+
+void register_serial_naive();  // layer_bench_naive.cpp, compiled without OpenMP
+void register_openmp_naive();  // the same source, compiled with OpenMP
+
+}  // namespace cnn::bench
