@@ -5,10 +5,11 @@
 // - weights are repacked once, at session start, into the layout the inner loops want: filter-fastest
 //   [c][ky][kx][f] on a host space, per channel [ky][kx][group][filters of the group] on a GPU;
 // - the work tiling is picked at compile time from the space (kHostTiling):
-//   host: team size 1; per pooled row, blocks of W = 16 (conv3: 8) consecutive x times ALL filters are
-//     accumulated in a local acc[F][W] with constant trip counts, which GCC keeps in vector registers and
-//     vectorises (W = 16: one zmm per filter, a broadcast-weight FMA per filter and tap) -- what
-//     cpu_kernels/fast_forward.cpp writes with vector extensions; two rows give the 2x2 pool directly;
+//   host: team size 1; blocks of two conv rows x 16 x (8 or 10) filters are accumulated in local arrays
+//     with constant trip counts, which GCC keeps in vector registers and vectorises (one zmm per row and
+//     filter, each weight loaded once for two FMAs), and pooled straight from them; conv3 (8x8) keeps its
+//     whole output (two rows per zmm) x 5 filters, read from a kx-expanded copy of its input -- the blocks
+//     of cpu_kernels/fast_forward.cpp, there written with vector extensions; all-padding taps are skipped;
 //   GPU: 256 threads per image; a thread computes the 2x2 conv outputs under one pooled output for a group
 //     of filters with the 6x6 input patch of a channel in registers (like cuda:fused); the weights are
 //     staged in scratch (shared memory) a few channels at a time -- 45 KB of scratch in all, under CUDA's
@@ -47,13 +48,13 @@ constexpr int kTeamSize = kHostSpace ? 1 : 256;
 constexpr int kTaps = 25;
 
 // Tiling of one conv layer. Filters are split into groups of NF = 4 NQ + R (a GPU thread's filters; all of
-// them on a host). W: x positions of a host block.
+// them on a host, where the packed layout is [c][ky][kx][f]).
 template <class Sh, bool kHost>
 struct Tiling;
 template <class Sh>
 struct Tiling<Sh, true> {
-  static constexpr int NF = Sh::filters, NQ = NF / 4, R = 0, W = Sh::side >= 16 ? 16 : Sh::side;
-  static_assert(NF % 4 == 0 && Sh::side % W == 0);
+  static constexpr int NF = Sh::filters, NQ = NF / 4, R = 0;  // packing only; blocks: kHostFB
+  static_assert(NF % 4 == 0);
 };
 template <class Sh>
 struct Tiling<Sh, false> {
@@ -73,15 +74,19 @@ template <class Sh>
 constexpr int kPaddedSide = Sh::side + 2 * Sh::pad;
 template <class Sh>
 constexpr int kPaddedFloats = Sh::channels * kPaddedSide<Sh> * kPaddedSide<Sh>;
+// conv3's kx-expanded input on a host (conv_pool_8x8_host).
+template <class Sh>
+constexpr int kExpandedFloats = Sh::channels * Sh::kernel * kPaddedSide<Sh> * Sh::side;
 
-// Scratch of one team, in floats: [wbuf (GPU only)][in1: padded image][in2: padded pool1].
+// Scratch of one team, in floats: [wbuf (GPU only)][in1: padded image][in2: padded pool1][e3 (host only)].
 // in3 (padded pool2) lies at the end of in1's space (in1 is dead by then), so that on a GPU the weight buffer
 // grows into the rest of it for conv2 and conv3. After conv2, in2's space holds pool3 (the FC's input), the
 // FC's partial sums (GPU) and the logits.
 constexpr int kIn1 = kPaddedFloats<Shape1>, kIn2 = kPaddedFloats<Shape2>, kIn3 = kPaddedFloats<Shape3>;
 constexpr int kWBuf1 = kHostTiling ? 0 : kChannelFloats<Shape1> * Shape1::channels;  // conv1's, all of them
 constexpr int kWBuf = kWBuf1 + kIn1 - kIn3;                                            // conv2's and conv3's
-constexpr int kScratchFloats = kWBuf1 + kIn1 + kIn2;
+constexpr int kE3 = kHostTiling ? kExpandedFloats<Shape3> : 0;
+constexpr int kScratchFloats = kWBuf1 + kIn1 + kIn2 + kE3;
 constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
 static_assert(kIn3 <= kIn1, "in3 inside in1's space");
 static_assert(kLogitsAt + kClasses <= kIn2, "pool3, FC partial sums (32 per class) and logits inside in2's space");
@@ -160,57 +165,116 @@ KOKKOS_INLINE_FUNCTION void zero_border(const Member& team, float* planes) {
 
 // ---- host tiling ----------------------------------------------------------------------------------------
 
-// tile[f][x] = conv (no bias) at row y, columns x0 .. x0 + W - 1, of all filters; `in` padded planes, `w`
-// [c][ky][kx][f].
-template <class Sh, int W>
-KOKKOS_INLINE_FUNCTION void conv_block(const float* in, const float* w, int y, int x0,
-                                       float (&tile)[Sh::filters][W]) {
-  constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>;
-  float acc[F][W];
+// Filters per register block: two conv rows x 16 x FB accumulators (conv1: 8 of 16, conv2: 10 of 20; 16-20
+// vector registers); conv3: its whole 8x8 output (4 vectors of two rows) x 5 filters.
+template <class Sh>
+constexpr int kHostFB = Sh::filters == 16 ? 8 : Sh::side == 16 ? 10 : 5;
+
+// Pooled row py of filters f0 .. f0 + FB - 1, columns x0 .. x0 + 15: conv rows 2py and 2py + 1, then bias,
+// max, ReLU into `out` (planes of side OP, interior offset `opad`). Each weight is loaded once for two
+// 16-wide FMAs (the rows), so the loop is FMA-bound, not load-bound; taps whose two input rows are both
+// padding are skipped.
+template <class Sh, int OP, int opad>
+KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b, float* out, int py,
+                                               int x0, int f0) {
+  constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, FB = kHostFB<Sh>, W = 16;
+  static_assert(Sh::side % W == 0 && F % FB == 0);
+  const int y = 2 * py;
+  const int ky_lo = y >= Sh::pad - 1 ? 0 : Sh::pad - 1 - y, ky_hi = IN - Sh::pad - y < K ? IN - Sh::pad - y : K;
+  float top[FB][W], bottom[FB][W];
   CNN_TILED_GCC_UNROLL(GCC unroll 32)
-  for (int f = 0; f < F; ++f) {
+  for (int f = 0; f < FB; ++f) {
     CNN_TILED_GCC_UNROLL(GCC unroll 1)  // see below
-    for (int x = 0; x < W; ++x) acc[f][x] = 0.0f;
+    for (int x = 0; x < W; ++x) top[f][x] = bottom[f][x] = 0.0f;
   }
   for (int c = 0; c < C; ++c)
-    for (int ky = 0; ky < K; ++ky) {
-      const float* row = in + (c * IN + y + ky) * IN + x0;
-      const float* wrow = w + (c * K + ky) * K * F;
+    for (int ky = ky_lo; ky < ky_hi; ++ky) {
+      const float* rt = in + (c * IN + y + ky) * IN + x0;
+      const float* rb = rt + IN;
+      const float* wrow = w + (c * K + ky) * K * F + f0;
       CNN_TILED_GCC_UNROLL(GCC unroll 5)
       for (int kx = 0; kx < K; ++kx) {
         CNN_TILED_GCC_UNROLL(GCC unroll 32)
-        for (int f = 0; f < F; ++f) {
+        for (int f = 0; f < FB; ++f) {
           const float wt = wrow[kx * F + f];
-          // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: one W-wide FMA.
+          // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
           CNN_TILED_GCC_UNROLL(GCC unroll 1)
-          for (int x = 0; x < W; ++x) acc[f][x] += wt * row[kx + x];
+          for (int x = 0; x < W; ++x) {
+            top[f][x] += wt * rt[kx + x];
+            bottom[f][x] += wt * rb[kx + x];
+          }
         }
       }
     }
-  CNN_TILED_GCC_UNROLL(GCC unroll 32)
-  for (int f = 0; f < F; ++f) {
-    CNN_TILED_GCC_UNROLL(GCC unroll 1)
-    for (int x = 0; x < W; ++x) tile[f][x] = acc[f][x];
+  for (int f = 0; f < FB; ++f) {
+    float* o = out + ((f0 + f) * OP + py + opad) * OP + x0 / 2 + opad;
+    for (int j = 0; j < W / 2; ++j) {
+      const float m = max4(top[f][2 * j], top[f][2 * j + 1], bottom[f][2 * j], bottom[f][2 * j + 1]);
+      o[j] = max2(m + b[f0 + f], 0.0f);
+    }
   }
 }
 
-// Pooled row py of every filter: conv rows 2py and 2py + 1 block by block, then bias, max, ReLU into `out`
-// (planes of side OP, interior offset `opad`).
-template <class Sh, int OP, int opad>
-KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b, float* out, int py) {
-  constexpr int F = Sh::filters, W = Tiling<Sh, true>::W;
-  for (int x0 = 0; x0 < Sh::side; x0 += W) {
-    float top[F][W], bottom[F][W];
-    conv_block<Sh, W>(in, w, 2 * py, x0, top);
-    conv_block<Sh, W>(in, w, 2 * py + 1, x0, bottom);
-    for (int f = 0; f < F; ++f) {
-      float* o = out + (f * OP + py + opad) * OP + x0 / 2 + opad;
-      for (int j = 0; j < W / 2; ++j) {
-        const float m = max4(top[f][2 * j], top[f][2 * j + 1], bottom[f][2 * j], bottom[f][2 * j + 1]);
-        o[j] = max2(m + b[f], 0.0f);
-      }
+// conv3's 8-pixel rows: a 16-wide vector holds two rows. Its input is first copied into a kx-expanded
+// layout, e[c][kx][r][x] = in[c][r][x + kx] (r over the padded rows), where rows r, r + 1 of one tap are 16
+// contiguous floats: a plain load, no shuffle.
+template <class Sh, class Member>
+KOKKOS_INLINE_FUNCTION void expand_kx(const Member& team, const float* in, float* e) {
+  constexpr int K = Sh::kernel, IN = kPaddedSide<Sh>, S = Sh::side;
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Sh::channels * K), [&](int ck) {
+    const int c = ck / K, kx = ck % K;
+    for (int r = 0; r < IN; ++r)
+      for (int x = 0; x < S; ++x) e[(ck * IN + r) * S + x] = in[(c * IN + r) * IN + x + kx];
+  });
+}
+
+// One tap for the 8x8 block: vector j (output rows 2j, 2j + 1) reads the 16 floats at rows + 16 j. Only
+// J0 .. J1 - 1: at ky = 0 vector 0 reads the two top padding rows, at ky = 4 vector 3 the bottom ones.
+template <int FB, int J0, int J1>
+KOKKOS_INLINE_FUNCTION void tap_8x8(float (&acc)[4][FB][16], const float* rows, const float* wp) {
+  CNN_TILED_GCC_UNROLL(GCC unroll 32)
+  for (int f = 0; f < FB; ++f) {
+    const float wt = wp[f];
+    CNN_TILED_GCC_UNROLL(GCC unroll 4)
+    for (int j = J0; j < J1; ++j) {
+      CNN_TILED_GCC_UNROLL(GCC unroll 1)
+      for (int x = 0; x < 16; ++x) acc[j][f][x] += wt * rows[16 * j + x];
     }
   }
+}
+
+// conv3 + bias + ReLU + pool for filters f0 .. f0 + FB - 1 from the expanded input: the whole 8x8 output of
+// each filter in four vectors, then the 4x4 pooled planes (side OP, interior at opad).
+template <class Sh, int OP, int opad>
+KOKKOS_INLINE_FUNCTION void conv_pool_8x8_host(const float* e, const float* w, const float* b, float* out, int f0) {
+  constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, S = Sh::side, FB = kHostFB<Sh>;
+  static_assert(S == 8 && K == 5 && Sh::pad == 2 && F % FB == 0);
+  float acc[4][FB][16];
+  for (int j = 0; j < 4; ++j)
+    CNN_TILED_GCC_UNROLL(GCC unroll 32)
+    for (int f = 0; f < FB; ++f) {
+      CNN_TILED_GCC_UNROLL(GCC unroll 1)
+      for (int x = 0; x < 16; ++x) acc[j][f][x] = 0.0f;
+    }
+  for (int c = 0; c < C; ++c) {
+    const float* wc = w + c * K * K * F + f0;
+    CNN_TILED_GCC_UNROLL(GCC unroll 5)
+    for (int kx = 0; kx < K; ++kx) {
+      const float* col = e + (c * K + kx) * IN * S;
+      tap_8x8<FB, 1, 4>(acc, col + 0 * S, wc + (0 * K + kx) * F);
+      tap_8x8<FB, 0, 4>(acc, col + 1 * S, wc + (1 * K + kx) * F);
+      tap_8x8<FB, 0, 4>(acc, col + 2 * S, wc + (2 * K + kx) * F);
+      tap_8x8<FB, 0, 4>(acc, col + 3 * S, wc + (3 * K + kx) * F);
+      tap_8x8<FB, 0, 3>(acc, col + 4 * S, wc + (4 * K + kx) * F);
+    }
+  }
+  for (int f = 0; f < FB; ++f)
+    for (int j = 0; j < 4; ++j)  // pooled row j: conv rows 2j (lanes 0..7) and 2j + 1 (lanes 8..15)
+      for (int px = 0; px < 4; ++px) {
+        const float* v = acc[j][f];
+        const float m = max4(v[2 * px], v[2 * px + 1], v[S + 2 * px], v[S + 2 * px + 1]);
+        out[((f0 + f) * OP + j + opad) * OP + px + opad] = max2(m + b[f0 + f], 0.0f);
+      }
 }
 
 // ---- GPU tiling -----------------------------------------------------------------------------------------
@@ -308,12 +372,21 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, const floa
 // ---- both -----------------------------------------------------------------------------------------------
 
 // conv + bias + ReLU + 2x2 max pool of one layer, over the team, into planes of side OP (interior at opad).
+// ebuf: conv3's kx-expanded input on a host (kExpandedFloats), unused on a GPU.
 template <class Sh, int OP, int opad, class Member>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool(const Member& team, const float* in, const float* w, const float* b,
-                                           float* out, float* wbuf) {
-  if constexpr (kHostTiling) {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Sh::pooled),
-                         [&](int py) { conv_pool_row_host<Sh, OP, opad>(in, w, b, out, py); });
+                                           float* out, float* wbuf, float* ebuf) {
+  if constexpr (kHostTiling && Sh::side == 8) {
+    expand_kx<Sh>(team, in, ebuf);
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Sh::filters / kHostFB<Sh>),
+                         [&](int g) { conv_pool_8x8_host<Sh, OP, opad>(ebuf, w, b, out, g * kHostFB<Sh>); });
+  } else if constexpr (kHostTiling) {
+    constexpr int XB = Sh::side / 16, FG = Sh::filters / kHostFB<Sh>;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, Sh::pooled * XB * FG), [&](int i) {
+      const int py = i / (XB * FG), x0 = (i / FG) % XB * 16, f0 = i % FG * kHostFB<Sh>;
+      conv_pool_row_host<Sh, OP, opad>(in, w, b, out, py, x0, f0);
+    });
   } else {
     conv_relu_pool_device<Sh, OP, opad>(team, in, w, b, out, wbuf);
   }
@@ -396,15 +469,16 @@ class TiledSession final : public KokkosSession {
       float* in2 = in1 + kIn1;
       float* pooled = in2;  // in2 is dead once conv3 runs
       float* logits = in2 + kLogitsAt;
+      float* e3 = in2 + kIn2;
       load_image<P1, pad1>(team, px + img * kImageBytes, in1);
       zero_border<Shape2::channels, P2, pad2>(team, in2);
       team.team_barrier();
-      conv_relu_pool<Shape1, P2, pad2>(team, in1, w1, b1, in2, wbuf);
+      conv_relu_pool<Shape1, P2, pad2>(team, in1, w1, b1, in2, wbuf, e3);
       team.team_barrier();
       zero_border<Shape3::channels, P3, pad3>(team, in3);  // in1 is dead; disjoint from conv2's writes and wbuf
-      conv_relu_pool<Shape2, P3, pad3>(team, in2, w2, b2, in3, wbuf);
+      conv_relu_pool<Shape2, P3, pad3>(team, in2, w2, b2, in3, wbuf, e3);
       team.team_barrier();
-      conv_relu_pool<Shape3, Shape3::pooled, 0>(team, in3, w3, b3, pooled, wbuf);
+      conv_relu_pool<Shape3, Shape3::pooled, 0>(team, in3, w3, b3, pooled, wbuf, e3);
       team.team_barrier();
       fc(team, pooled, fw, fb, in2 + kPartialAt, logits);
       team.team_barrier();
