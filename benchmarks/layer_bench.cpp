@@ -1,6 +1,6 @@
 // Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
 // - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
-// - serial:opt: the optimised kernel's steps on one thread (ReLU and pool are one pass there);
+// - serial:opt: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
 // - openmp:batch: the same steps with the batch split over all threads, each with its own scratch, as
 //   openmp:batch runs them.
 // Counter "images/s" is the batch size times the rate.
@@ -49,10 +49,6 @@ void BM_Batch(benchmark::State& state, Step step) {
   state.counters["threads"] = threads;
 }
 
-template <void (*Layer)(fast::Scratch&)>
-void no_net(const fast::PackedNetwork&, fast::Scratch& s) {
-  Layer(s);
-}
 void load(const fast::PackedNetwork&, fast::Scratch& s) { fast::load_image(images().image(0), s); }
 void fc(const fast::PackedNetwork& n, fast::Scratch& s) {
   float probs[kClasses];
@@ -62,12 +58,9 @@ void fc(const fast::PackedNetwork& n, fast::Scratch& s) {
 
 const std::pair<const char*, Step> kSteps[] = {
     {"load_image", load},
-    {"conv1", fast::conv1},
-    {"relu_pool1", no_net<fast::relu_pool1>},
-    {"conv2", fast::conv2},
-    {"relu_pool2", no_net<fast::relu_pool2>},
-    {"conv3", fast::conv3},
-    {"relu_pool3", no_net<fast::relu_pool3>},
+    {"conv_relu_pool1", fast::conv_relu_pool1},
+    {"conv_relu_pool2", fast::conv_relu_pool2},
+    {"conv_relu_pool3", fast::conv_relu_pool3},
     {"fc_softmax", fc},
 };
 

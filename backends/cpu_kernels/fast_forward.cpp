@@ -20,6 +20,10 @@ template <>
 struct Vec<8> {
   typedef float type __attribute__((vector_size(32)));
 };
+template <>
+struct Vec<4> {
+  typedef float type __attribute__((vector_size(16)));
+};
 
 template <int W>
 inline typename Vec<W>::type load(const float* p) {
@@ -30,6 +34,11 @@ inline typename Vec<W>::type load(const float* p) {
 template <int W>
 inline void store(float* p, typename Vec<W>::type v) {
   std::memcpy(p, &v, sizeof v);
+}
+
+template <class V>
+inline V vmax(V a, V b) {
+  return a > b ? a : b;
 }
 
 // s in every lane. (V{} + s would cost an extra scalar add: 0 + s is not s for s = -0, so GCC keeps it;
@@ -59,13 +68,15 @@ PackedConv pack(const ConvLayer& L) {
   return p;
 }
 
-// out[f][y][x] (unpadded, side S.out_side()) = bias + 5x5xC window of the padded input planes.
+// conv (bias + 5x5xC window of the padded input planes) -> 2x2 max pool -> ReLU, into planes of side
+// S.pooled_side() + 2 opad (the next layer's padded input).
 // Register block: two output rows x 16 pixels (two vectors) x FB filters (2 FB accumulators). Each weight is
 // broadcast once into a register and feeds two FMAs, so a tap costs 2 vector loads + FB broadcasts for 2 FB
 // FMAs: FMA-bound. (One row x all filters, with the broadcast folded into each FMA, needed a load per FMA
-// and ran load-bound: 10-15 % slower on the Xeon.)
+// and ran load-bound: 10-15 % slower on the Xeon.) The two rows are one pooled row: it is pooled straight
+// from the registers, so the conv output is never stored.
 template <const ConvSpec& S, int FB>
-void conv_rows2(const PackedConv& p, const float* in, float* out) {
+void conv_relu_pool_rows2(const PackedConv& p, const float* in, float* out, int opad) {
   constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
   static_assert(OUT % 16 == 0 && F % FB == 0, "whole blocks");
   using V = Vec<16>::type;
@@ -87,10 +98,15 @@ void conv_rows2(const PackedConv& p, const float* in, float* out) {
               fma_tap<FB>(a0, a1, wrow + kx * F, v0, v1);
             }
           }
+        constexpr int OP = OUT / 2;
+        const int op = OP + 2 * opad;
 #pragma GCC unroll 32
         for (int f = 0; f < FB; ++f) {
-          store<16>(out + (std::size_t(f0 + f) * OUT + y) * OUT + x0, a0[f]);
-          store<16>(out + (std::size_t(f0 + f) * OUT + y + 1) * OUT + x0, a1[f]);
+          using H = Vec<8>::type;
+          const V m = vmax(a0[f], a1[f]);  // rows y, y+1
+          const H even = __builtin_shufflevector(m, m, 0, 2, 4, 6, 8, 10, 12, 14);
+          const H odd = __builtin_shufflevector(m, m, 1, 3, 5, 7, 9, 11, 13, 15);
+          store<8>(out + (std::size_t(f0 + f) * op + y / 2 + opad) * op + x0 / 2 + opad, vmax(vmax(even, odd), H{}));
         }
       }
 }
@@ -128,9 +144,9 @@ inline void fma_tap_rows(Vec<16>::type (&a)[4][FB], const float* rows, const flo
 }
 
 // The whole 8x8 output (four vectors) x FB filters in registers (4 FB accumulators): per tap 4 loads and
-// FB broadcasts feed 4 FB FMAs.
+// FB broadcasts feed 4 FB FMAs. Then pool and ReLU into unpadded 4x4 planes (the FC's input order).
 template <const ConvSpec& S, int FB>
-void conv_8x8(const PackedConv& p, const float* e, float* out) {
+void conv_relu_pool_8x8(const PackedConv& p, const float* e, float* out) {
   constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
   static_assert(OUT == 8 && K == 5 && S.pad == 2 && F % FB == 0, "8x8 output, 5x5 kernel, whole filter blocks");
   using V = Vec<16>::type;
@@ -150,38 +166,25 @@ void conv_8x8(const PackedConv& p, const float* e, float* out) {
         fma_tap_rows<FB, 0, 3>(a, col + 4 * OUT, wc + (4 * K + kx) * F);
       }
     }
+    // Pooled row j of filter f: the max of a[j][f]'s two rows (lanes 0..7 and 8..15), then of column pairs.
 #pragma GCC unroll 32
     for (int f = 0; f < FB; ++f)
 #pragma GCC unroll 4
-      for (int j = 0; j < 4; ++j) store<16>(out + (std::size_t(f0 + f) * OUT + 2 * j) * OUT, a[j][f]);
-  }
-}
-
-// max over 2x2 then ReLU, from unpadded planes of side `side` into planes padded by `pad`.
-void relu_pool(const float* in, int channels, int side, float* out, int pad) {
-  const int half = side / 2, stride = half + 2 * pad;
-  for (int c = 0; c < channels; ++c) {
-    const float* plane = in + std::size_t(c) * side * side;
-    float* o = out + std::size_t(c) * stride * stride;
-    for (int y = 0; y < half; ++y) {
-      const float* r0 = plane + (2 * y) * side;
-      const float* r1 = r0 + side;
-      float* orow = o + (y + pad) * stride + pad;
-      for (int x = 0; x < half; ++x) {
-        const float m = std::max(std::max(r0[2 * x], r0[2 * x + 1]), std::max(r1[2 * x], r1[2 * x + 1]));
-        orow[x] = std::max(m, 0.0f);
+      for (int j = 0; j < 4; ++j) {
+        using H = Vec<8>::type;
+        using Q = Vec<4>::type;
+        const V v = a[j][f];
+        const H m = vmax(__builtin_shufflevector(v, v, 0, 1, 2, 3, 4, 5, 6, 7),
+                         __builtin_shufflevector(v, v, 8, 9, 10, 11, 12, 13, 14, 15));
+        const Q pooled = vmax(__builtin_shufflevector(m, m, 0, 2, 4, 6), __builtin_shufflevector(m, m, 1, 3, 5, 7));
+        store<4>(out + (std::size_t(f0 + f) * (OUT / 2) + j) * (OUT / 2), vmax(pooled, Q{}));
       }
-    }
   }
 }
 
 template <const ConvSpec& S>
 std::size_t padded_floats() {
   return std::size_t(S.in_channels) * kPaddedSide<S> * kPaddedSide<S>;
-}
-template <const ConvSpec& S>
-std::size_t out_floats() {
-  return std::size_t(S.filters) * S.out_side() * S.out_side();
 }
 
 }  // namespace
@@ -192,12 +195,9 @@ PackedNetwork::PackedNetwork(const Network& net)
 // Padding stays zero for the life of the scratch: only the interior is ever written.
 Scratch::Scratch()
     : in1(padded_floats<kConv1>()),
-      out1(out_floats<kConv1>()),
       in2(padded_floats<kConv2>()),
-      out2(out_floats<kConv2>()),
       in3(padded_floats<kConv3>()),
       e3(padded_floats<kConv3>() / kPaddedSide<kConv3> * kConv3.kernel * kConv3.out_side()),
-      out3(out_floats<kConv3>()),
       pooled(std::size_t(kFc.inputs())) {}
 
 void load_image(const std::uint8_t* pixels, Scratch& s) {
@@ -211,15 +211,16 @@ void load_image(const std::uint8_t* pixels, Scratch& s) {
     }
 }
 
-void conv1(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv1, 8>(n.conv[0], s.in1.data(), s.out1.data()); }
-void conv2(const PackedNetwork& n, Scratch& s) { conv_rows2<kConv2, 10>(n.conv[1], s.in2.data(), s.out2.data()); }
-void conv3(const PackedNetwork& n, Scratch& s) {
-  expand_kx<kConv3>(s.in3.data(), s.e3.data());
-  conv_8x8<kConv3, 5>(n.conv[2], s.e3.data(), s.out3.data());
+void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
+  conv_relu_pool_rows2<kConv1, 8>(n.conv[0], s.in1.data(), s.in2.data(), kConv2.pad);
 }
-void relu_pool1(Scratch& s) { relu_pool(s.out1.data(), kConv1.filters, kConv1.out_side(), s.in2.data(), kConv2.pad); }
-void relu_pool2(Scratch& s) { relu_pool(s.out2.data(), kConv2.filters, kConv2.out_side(), s.in3.data(), kConv3.pad); }
-void relu_pool3(Scratch& s) { relu_pool(s.out3.data(), kConv3.filters, kConv3.out_side(), s.pooled.data(), 0); }
+void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
+  conv_relu_pool_rows2<kConv2, 10>(n.conv[1], s.in2.data(), s.in3.data(), kConv3.pad);
+}
+void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
+  expand_kx<kConv3>(s.in3.data(), s.e3.data());
+  conv_relu_pool_8x8<kConv3, 5>(n.conv[2], s.e3.data(), s.pooled.data());
+}
 
 void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
   // 16 partial sums per class in a vector, then a horizontal sum: a scalar loop (GCC may not reorder a
@@ -245,12 +246,9 @@ void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
 void forward_image(const PackedNetwork& n, const std::uint8_t* pixels, Scratch& s, float* probs) {
   const FlushDenormals ftz;  // common/flush_denormals.hpp says why
   load_image(pixels, s);
-  conv1(n, s);
-  relu_pool1(s);
-  conv2(n, s);
-  relu_pool2(s);
-  conv3(n, s);
-  relu_pool3(s);
+  conv_relu_pool1(n, s);
+  conv_relu_pool2(n, s);
+  conv_relu_pool3(n, s);
   fc_softmax(n, s, probs);
 }
 

@@ -8,8 +8,9 @@
 //   load per FMA, was 11-41 % slower per layer); conv3 (8x8) keeps its whole output, two rows per vector,
 //   x 5 filters in registers, reading a kx-expanded copy of its input so that no load needs a shuffle;
 // - taps whose input rows are all zero padding are skipped (conv1 2.5 %, conv2 5 %, conv3 10 % of FMAs);
-// - ReLU and the 2x2 max pool run as one pass (max then ReLU == ReLU then max) writing straight into the
-//   next layer's padded planes; all buffers of one image (~150 KB) stay in L2 through the network.
+// - the 2x2 max pool and ReLU (max then ReLU == ReLU then max) run on the accumulators of each block (its two
+//   rows are one pooled row), which go straight into the next layer's padded planes: conv outputs are
+//   never stored; all buffers of one image (~80 KB) stay in L2 through the network.
 #pragma once
 
 #include <array>
@@ -37,18 +38,15 @@ struct PackedNetwork {
 
 // Every intermediate buffer of one image; one per thread.
 struct Scratch {
-  std::vector<float> in1, out1, in2, out2, in3, e3, out3, pooled;  // e3: conv3's kx-expanded input
+  std::vector<float> in1, in2, in3, e3, pooled;  // e3: conv3's kx-expanded input
   Scratch();
 };
 
 // The layers, exposed for the micro-benchmarks.
 void load_image(const std::uint8_t* pixels, Scratch& s);  // normalise into padded planes
-void conv1(const PackedNetwork& n, Scratch& s);
-void relu_pool1(Scratch& s);
-void conv2(const PackedNetwork& n, Scratch& s);
-void relu_pool2(Scratch& s);
-void conv3(const PackedNetwork& n, Scratch& s);
-void relu_pool3(Scratch& s);
+void conv_relu_pool1(const PackedNetwork& n, Scratch& s);  // in1 -> in2
+void conv_relu_pool2(const PackedNetwork& n, Scratch& s);  // in2 -> in3
+void conv_relu_pool3(const PackedNetwork& n, Scratch& s);  // in3 -> pooled
 void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs);
 
 // The whole network for one image: 10 probabilities into probs.
