@@ -358,6 +358,11 @@ std::unique_ptr<Backend> make_uniform() {
 // The README's bound: host peak <= the data set + N x 3072 (the images, cycled) + N x 80 (two N x 10
 // float buffers) + 128 MiB (program, weights, reference, allocator slack).
 TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
+#if defined(__SANITIZE_ADDRESS__)
+  // ASan's shadow memory (1/8 of every byte touched: 115 MB for these images) and its quarantine of freed
+  // blocks count in the peak RSS; the bound is the suite's, checked in the plain builds.
+  GTEST_SKIP() << "the host-memory bound is checked without AddressSanitizer";
+#endif
   TempDir dir;
   std::string five;
   for (int i = 0; i < 5; ++i) {
