@@ -186,6 +186,10 @@ template <const ConvSpec& S>
 std::size_t padded_floats() {
   return std::size_t(S.in_channels) * kPaddedSide<S> * kPaddedSide<S>;
 }
+template <const ConvSpec& S>
+std::size_t expanded_floats() {  // expand_kx's layout: [c][kx][padded row][x]
+  return std::size_t(S.in_channels) * S.kernel * kPaddedSide<S> * S.out_side();
+}
 
 }  // namespace
 
@@ -197,7 +201,7 @@ Scratch::Scratch()
     : in1(padded_floats<kConv1>()),
       in2(padded_floats<kConv2>()),
       in3(padded_floats<kConv3>()),
-      e3(padded_floats<kConv3>() / kPaddedSide<kConv3> * kConv3.kernel * kConv3.out_side()),
+      e3(expanded_floats<kConv3>()),
       pooled(std::size_t(kFc.inputs())) {}
 
 void load_image(const std::uint8_t* pixels, Scratch& s) {
