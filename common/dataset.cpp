@@ -1,46 +1,77 @@
 #include "common/dataset.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <fstream>
-#include <iterator>
+#include <set>
+#include <utility>
 
 #include "common/errors.hpp"
+#include "common/text.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;
 
 namespace {
 
+[[noreturn]] void input_error(const fs::path& p, const std::string& what) {
+  throw InputError(display(p) + ": " + what);
+}
+
+// "data_batch_2" < "data_batch_10": runs of digits compare as numbers.
+bool natural_less(const std::string& a, const std::string& b) {
+  std::size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    if (std::isdigit(static_cast<unsigned char>(a[i])) && std::isdigit(static_cast<unsigned char>(b[j]))) {
+      std::size_t ie = i, je = j;
+      while (ie < a.size() && std::isdigit(static_cast<unsigned char>(a[ie]))) ++ie;
+      while (je < b.size() && std::isdigit(static_cast<unsigned char>(b[je]))) ++je;
+      const std::string_view da = std::string_view(a).substr(i, ie - i), db = std::string_view(b).substr(j, je - j);
+      const auto strip = [](std::string_view d) { return d.substr(std::min(d.find_first_not_of('0'), d.size())); };
+      const std::string_view na = strip(da), nb = strip(db);
+      if (na.size() != nb.size()) return na.size() < nb.size();
+      if (na != nb) return na < nb;
+      i = ie, j = je;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i, ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
 std::vector<fs::path> batch_files_in(const fs::path& dir) {
   std::vector<fs::path> batches, any_bin;
-  for (const auto& entry : fs::directory_iterator(dir)) {
-    if (!entry.is_regular_file()) continue;
-    const std::string name = entry.path().filename().string();
-    if (entry.path().extension() != ".bin") continue;
-    any_bin.push_back(entry.path());
-    if (name.rfind("data_batch_", 0) == 0) batches.push_back(entry.path());
+  std::error_code ec;
+  fs::directory_iterator it(dir, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code type_ec;  // a dangling link or a symlink loop is not a batch file: skip it
+    if (!it->is_regular_file(type_ec) || it->path().extension() != ".bin") continue;
+    any_bin.push_back(it->path());
+    if (it->path().filename().string().rfind("data_batch_", 0) == 0) batches.push_back(it->path());
   }
+  if (ec) input_error(dir, "cannot read this directory (" + ec.message() + ")");
   std::vector<fs::path>& chosen = batches.empty() ? any_bin : batches;
-  std::sort(chosen.begin(), chosen.end());
-  if (chosen.empty()) throw InputError(dir.string() + ": no CIFAR-10 .bin files in this directory");
+  std::sort(chosen.begin(), chosen.end(),
+            [](const fs::path& a, const fs::path& b) { return natural_less(a.filename().string(), b.filename().string()); });
+  if (chosen.empty()) input_error(dir, "no CIFAR-10 .bin files in this directory");
   return chosen;
 }
 
-std::vector<std::uint8_t> read_file(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) throw InputError(file.string() + ": no such file");
-  if (!fs::is_regular_file(file, ec)) throw InputError(file.string() + ": not a regular file");
-  const auto size = fs::file_size(file, ec);
-  if (!ec && size > kMaxBatchFileBytes) {
-    throw InputError(file.string() + ": " + std::to_string(size) + " bytes, more than the " +
-                     std::to_string(kMaxBatchFileBytes >> 20) + " MiB limit for one CIFAR-10 batch file " +
-                     "(the official ones are 30 MiB)");
-  }
+// Reads bytes [0, want) of a file that stat() said holds `size` bytes; a file that shrank (or that grows:
+// nothing past `want` is read) cannot make the read unbounded.
+std::vector<std::uint8_t> read_prefix(const fs::path& file, std::size_t want) {
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open for reading");
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw InputError(file.string() + ": read error");
+  if (!in) input_error(file, std::string("cannot open for reading (") + std::strerror(errno) + ")");
+  std::vector<std::uint8_t> bytes(want);
+  in.read(reinterpret_cast<char*>(bytes.data()), std::streamsize(want));
+  if (std::size_t(in.gcount()) != want) {
+    input_error(file, "changed while being read (expected " + std::to_string(want) + " bytes, read " +
+                          std::to_string(in.gcount()) + ")");
+  }
   return bytes;
 }
 
@@ -70,21 +101,45 @@ void parse_cifar10(const std::uint8_t* bytes, std::size_t size, const std::strin
   into.sources.push_back(name);
 }
 
-Dataset load_cifar10(const std::vector<fs::path>& paths) {
+std::vector<fs::path> cifar10_files(const std::vector<fs::path>& paths) {
   if (paths.empty()) throw InputError("no CIFAR-10 data given");
   std::vector<fs::path> files;
+  std::set<std::pair<dev_t, ino_t>> seen;
   for (const fs::path& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      for (auto& f : batch_files_in(p)) files.push_back(f);
-    } else {
-      files.push_back(p);
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) {
+      if (errno == ENOENT) input_error(p, "no such file");
+      input_error(p, std::string("cannot read (") + std::strerror(errno) + ")");
+    }
+    const std::vector<fs::path> found = S_ISDIR(st.st_mode) ? batch_files_in(p) : std::vector<fs::path>{p};
+    for (const fs::path& f : found) {
+      struct stat fst {};
+      if (::stat(f.c_str(), &fst) == 0 && !seen.insert({fst.st_dev, fst.st_ino}).second) continue;
+      files.push_back(f);
     }
   }
+  return files;
+}
+
+Dataset load_cifar10(const std::vector<fs::path>& paths, std::size_t max_images) {
   Dataset data;
-  for (const fs::path& f : files) {
-    const auto bytes = read_file(f);
-    parse_cifar10(bytes.data(), bytes.size(), f.string(), data);
+  for (const fs::path& f : cifar10_files(paths)) {
+    if (max_images > 0 && data.size() >= max_images) break;
+    struct stat st {};
+    if (::stat(f.c_str(), &st) != 0) input_error(f, "no such file");
+    if (!S_ISREG(st.st_mode)) input_error(f, "not a regular file");
+    const auto size = std::uintmax_t(st.st_size);
+    if (size > kMaxBatchFileBytes) {
+      input_error(f, std::to_string(size) + " bytes, more than the " + std::to_string(kMaxBatchFileBytes >> 20) +
+                         " MiB limit for one CIFAR-10 batch file (the official ones are 30 MiB)");
+    }
+    if (size == 0 || size % kRecordBytes != 0) {
+      parse_cifar10(nullptr, std::size_t(size), display(f), data);  // throws its empty/truncated message unread
+    }
+    std::size_t records = std::size_t(size) / kRecordBytes;
+    if (max_images > 0) records = std::min(records, max_images - data.size());
+    const auto bytes = read_prefix(f, records * kRecordBytes);
+    parse_cifar10(bytes.data(), bytes.size(), display(f), data);
   }
   return data;
 }

@@ -24,10 +24,17 @@ struct Dataset {
   const std::uint8_t* image(std::size_t i) const { return pixels.data() + i * kImageBytes; }
 };
 
-// Each path is a batch file or a directory; a directory contributes its data_batch_*.bin files in name
-// order (the 50000-image training set), or, if it has none, every *.bin file in it.
-// Throws InputError naming the file for anything missing, empty, truncated or with a label > 9.
-Dataset load_cifar10(const std::vector<std::filesystem::path>& paths);
+// The files that these paths name, without reading them: a path is a batch file or a directory, and a
+// directory contributes its data_batch_*.bin files in natural order (data_batch_2 before data_batch_10),
+// or, if it has none, every *.bin file in it. A file named twice (the same device and inode, also through
+// a link) counts once. Throws InputError for a missing path, a directory that cannot be read or holds no
+// .bin file.
+std::vector<std::filesystem::path> cifar10_files(const std::vector<std::filesystem::path>& paths);
+
+// Loads the images of cifar10_files(paths), reading no more than `max_images` records (0: all): a run
+// never reads more than it needs, whatever the files' sizes. Throws InputError naming the file for
+// anything missing, empty, truncated, over kMaxBatchFileBytes, changed while read, or with a label > 9.
+Dataset load_cifar10(const std::vector<std::filesystem::path>& paths, std::size_t max_images = 0);
 
 // Parses one file's bytes (also the fuzzing entry point). `name` is used in error messages.
 void parse_cifar10(const std::uint8_t* bytes, std::size_t size, const std::string& name, Dataset& into);

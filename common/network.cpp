@@ -1,24 +1,40 @@
 #include "common/network.hpp"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cfloat>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
-#include <sstream>
 
 #include "common/errors.hpp"
+#include "common/text.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;
 
-std::string read_text_file(const fs::path& file) {
-  std::error_code ec;
-  if (!fs::exists(file, ec)) throw InputError(file.string() + ": no such file");
-  if (!fs::is_regular_file(file, ec)) throw InputError(file.string() + ": not a regular file");
+std::string read_text_file(const fs::path& file, std::size_t max_bytes) {
+  const std::string name = display(file);
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) {
+    throw InputError(name + (errno == ENOENT ? ": no such file" : ": cannot read (" + std::string(std::strerror(errno)) + ")"));
+  }
+  if (!S_ISREG(st.st_mode)) throw InputError(name + ": not a regular file");
+  const auto too_big = [&](std::uintmax_t size) {
+    return InputError(name + ": " + std::to_string(size) + " bytes, more than the " + std::to_string(max_bytes >> 10) +
+                      " KiB limit for a weight file");
+  };
+  if (std::uintmax_t(st.st_size) > max_bytes) throw too_big(std::uintmax_t(st.st_size));
   std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(file.string() + ": cannot open for reading");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  if (!in) throw InputError(name + ": cannot open for reading");
+  // One byte past the limit tells a file that grew since stat() from one that fits.
+  std::string text(max_bytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(in.gcount()));
+  if (text.size() > max_bytes) throw too_big(text.size());
+  return text;
 }
 
 std::vector<double> parse_numbers(std::string_view text, const std::string& name) {
@@ -36,10 +52,13 @@ std::vector<double> parse_numbers(std::string_view text, const std::string& name
     const double v = std::strtod(token.c_str(), &end);
     const std::string where = name + ": value " + std::to_string(values.size() + 1);
     if (end != token.c_str() + token.size() || token.empty()) {
-      throw InputError(where + " '" + token.substr(0, 32) + "' is not a number");
+      throw InputError(where + " '" + display(token.substr(0, 32)) + "' is not a number");
     }
     if (!std::isfinite(v)) {
-      throw InputError(where + " '" + token.substr(0, 32) + "' is not finite");
+      throw InputError(where + " '" + display(token.substr(0, 32)) + "' is not finite");
+    }
+    if (std::fabs(v) > FLT_MAX) {  // finite in FP64, but Inf once the backends convert it to float
+      throw InputError(where + " '" + display(token.substr(0, 32)) + "' is outside the float32 range");
     }
     values.push_back(v);
     i = j;
@@ -122,15 +141,21 @@ FcLayer parse_fc_weights(std::string_view text, const FcSpec& spec, const std::s
 
 Network load_network(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw InputError(dir.string() + ": weight folder not found");
+  if (!fs::is_directory(dir, ec)) throw InputError(display(dir) + ": weight folder not found");
   auto conv = [&](const ConvSpec& s) {
     const fs::path f = dir / s.weight_file;
-    return parse_conv_weights(read_text_file(f), s, f.string());
+    return parse_conv_weights(read_text_file(f), s, display(f));
   };
-  Network net{conv(kConv1), conv(kConv2), conv(kConv3), {}, dir.string()};
+  Network net{conv(kConv1), conv(kConv2), conv(kConv3), {}, display(dir)};
   const fs::path fc = dir / kFc.weight_file;
-  net.fc = parse_fc_weights(read_text_file(fc), kFc, fc.string());
+  net.fc = parse_fc_weights(read_text_file(fc), kFc, display(fc));
   return net;
 }
 
+}  // namespace cnn
+
+namespace cnn {
+std::vector<fs::path> weight_files(const fs::path& dir) {
+  return {dir / kConv1.weight_file, dir / kConv2.weight_file, dir / kConv3.weight_file, dir / kFc.weight_file};
+}
 }  // namespace cnn

@@ -48,6 +48,14 @@ FcLayer parse_fc_weights(std::string_view text, const FcSpec& spec, const std::s
 // Whitespace-separated numbers; throws InputError for non-numbers, NaN or Inf (used by tests too).
 std::vector<double> parse_numbers(std::string_view text, const std::string& name);
 
-std::string read_text_file(const std::filesystem::path& file);
+// The largest weight file is under 256 KiB; a file beyond this limit is not one (and is not read).
+inline constexpr std::size_t kMaxWeightFileBytes = std::size_t(16) << 20;
+
+// The whole file, which must be a regular file of at most max_bytes (checked against what was read,
+// not only against stat(): a file growing while read is caught too). Throws InputError naming it.
+std::string read_text_file(const std::filesystem::path& file, std::size_t max_bytes = kMaxWeightFileBytes);
+
+// The four files load_network(dir) reads, in network order.
+std::vector<std::filesystem::path> weight_files(const std::filesystem::path& dir);
 
 }  // namespace cnn

@@ -78,11 +78,16 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["host"] = host_name();
   m["cpu_model"] = cpu_model();
   m["logical_cores"] = logical_cores();
-  m["threads"] = meta.threads > 0 ? meta.threads : logical_cores();
+  int threads_ran = 0;  // what ran, not what was asked for (OMP_THREAD_LIMIT, one-thread variants)
+  for (const RunRecord& r : runs) threads_ran = std::max(threads_ran, r.threads);
+  m["threads"] = threads_ran;
+  m["threads_requested"] = meta.threads_requested;
+  m["command_line"] = meta.command_line;
   m["date_utc"] = utc_now_iso8601();
   m["data"] = meta.data_sources;
   m["weights"] = meta.weights;
   m["flops_per_image"] = kFlopsPerImage;
+  m["reference_ms"] = meta.reference_ms;
   // The GPU facts of the runs that used one (device_info), the first run to name a fact giving it.
   json gpu = json::object();
   for (const RunRecord& r : runs)

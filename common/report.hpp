@@ -33,9 +33,11 @@ struct RunRecord {
 };
 
 struct ReportMeta {
-  int threads = 0;  // threads asked for (0: all)
+  int threads_requested = 0;  // --threads (0: the default, all logical cores)
+  std::vector<std::string> command_line;
   std::vector<std::string> data_sources;
   std::string weights;
+  double reference_ms = 0;  // the FP64 reference over the distinct images
 };
 
 // ordered_json: keys keep the order written here (layers_ms in network order, not alphabetical).

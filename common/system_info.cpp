@@ -42,9 +42,17 @@ std::string utc_now_iso8601() {
 }
 
 std::size_t peak_host_memory_bytes() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::size_t(std::stoull(line.substr(6))) * 1024;  // "VmHWM:  123 kB"
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   return std::size_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+void reset_peak_host_memory() {
+  std::ofstream("/proc/self/clear_refs") << "5";  // 5: reset the peak RSS to the current RSS
 }
 
 }  // namespace cnn

@@ -10,6 +10,9 @@ std::string host_name();
 std::string cpu_model();
 int logical_cores();
 std::string utc_now_iso8601();
-std::size_t peak_host_memory_bytes();  // resident set high-water mark of this process
+// The resident-set high-water mark of this process since the last reset_peak_host_memory() (Linux
+// resets it through /proc/self/clear_refs; where that is refused, the process's whole-life peak).
+std::size_t peak_host_memory_bytes();
+void reset_peak_host_memory();
 
 }  // namespace cnn

@@ -3,21 +3,24 @@
 #include <charconv>
 #include <sstream>
 
+#include "common/build_info.hpp"
 #include "common/errors.hpp"
 
 namespace cnn {
 namespace {
 
 std::vector<std::string> split_commas(const std::string& flag, const std::string& value) {
+  if (value.empty()) throw UsageError(flag + ": needs a value");
   std::vector<std::string> out;
-  std::stringstream ss(value);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
+  std::size_t start = 0;
+  while (true) {  // "5," and ",5" are both an empty item: std::getline would drop a trailing one
+    const std::size_t comma = value.find(',', start);
+    const std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (item.empty()) throw UsageError(flag + " '" + value + "': empty item in the list");
     out.push_back(item);
+    if (comma == std::string::npos) return out;
+    start = comma + 1;
   }
-  if (out.empty()) throw UsageError(flag + ": needs a value");
-  return out;
 }
 
 std::size_t parse_count(const std::string& flag, const std::string& text, std::size_t max) {
@@ -37,9 +40,9 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
 }  // namespace
 
 std::string usage_text() {
-  return R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
+  return std::string("suite ") + build_info::version + "\n" + R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
              [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv|gbench]
-             [--save-probs FILE.npy] [--quiet]
+             [--save-probs FILE.npy] [--quiet] [--version]
 
 Runs the ConvNetJS CIFAR-10 network on each backend, validates every result against the FP64
 reference, prints a table and writes a JSON report.
@@ -51,13 +54,16 @@ reference, prints a table and writes a JSON report.
   --repeat N           timed forward passes (default: up to 5 within about 1 s)
   --warmup N           untimed passes first (default: 1, none if a pass takes over 1 s)
   --threads N          CPU threads (default: all logical cores)
-  --data PATH...       CIFAR-10 batch files or folders holding them (default: embedded 4000 images)
+  --data PATH...       CIFAR-10 batch files or folders holding them (default: embedded 4000 images);
+                       takes every following argument up to the next --flag
   --weights DIR        folder of the ConvNetJS weight files (default: embedded)
   --output FILE        JSON report (default: results/local/suite-<UTC time>.json)
   --format FMT         what goes to stdout: table (default), json, csv or gbench (Google Benchmark's
                        JSON layout, for compare.py, github-action-benchmark and Bencher)
   --save-probs FILE    N x 10 float32 probabilities of the last run, as .npy
-  --quiet              no table, no progress (errors still go to stderr)
+  --quiet              no table, no progress (errors still go to stderr; a --format other than
+                       table is still printed)
+  --version            the suite's version and git commit
 
 exit codes: 0 ok, 1 other error, 2 usage, 3 bad input data or weights, 4 backend not built or no
 device, 5 validation failed, 130/143 interrupted by SIGINT/SIGTERM
@@ -77,14 +83,18 @@ Options parse_command_line(const std::vector<std::string>& args) {
       has_inline = true;
     }
     auto value = [&]() -> std::string {
-      if (has_inline) return inline_value;
-      if (i + 1 >= args.size() || is_flag(args[i + 1])) throw UsageError(flag + ": needs a value");
-      return args[++i];
+      const std::string v = has_inline ? inline_value
+                            : (i + 1 >= args.size() || is_flag(args[i + 1])) ? std::string()
+                                                                              : args[++i];
+      // An empty value would silently mean the default (an empty --output, --weights or --data).
+      if (v.empty()) throw UsageError(flag + ": needs a value");
+      return v;
     };
     auto int_value = [&](std::size_t max) { return parse_count(flag, value(), max); };
 
     if (flag == "--list") o.list = true;
     else if (flag == "--help" || flag == "-h") o.help = true;
+    else if (flag == "--version") o.version = true;
     else if (flag == "--quiet" || flag == "-q") o.quiet = true;
     else if (flag == "--backend") o.backends = split_commas(flag, value());
     else if (flag == "--images") {
@@ -98,7 +108,10 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--threads") o.threads = int(int_value(4096));
     else if (flag == "--data") {
       o.data.push_back(value());
-      while (!has_inline && i + 1 < args.size() && !is_flag(args[i + 1])) o.data.push_back(args[++i]);
+      while (!has_inline && i + 1 < args.size() && !is_flag(args[i + 1])) {
+        if (args[i + 1].empty()) throw UsageError("--data: an empty path");
+        o.data.push_back(args[++i]);
+      }
     } else if (flag == "--weights") o.weights = value();
     else if (flag == "--output") o.output = value();
     else if (flag == "--save-probs") o.save_probs = value();
@@ -113,7 +126,7 @@ Options parse_command_line(const std::vector<std::string>& args) {
       throw UsageError("unknown argument '" + args[i] + "' (see --help)");
     }
     if (!has_inline) continue;
-    if (flag == "--list" || flag == "--help" || flag == "--quiet") {
+    if (flag == "--list" || flag == "--help" || flag == "--quiet" || flag == "--version") {
       throw UsageError(flag + " takes no value");
     }
   }

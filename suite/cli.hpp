@@ -13,6 +13,7 @@ enum class Format { table, json, csv, gbench };
 struct Options {
   bool list = false;
   bool help = false;
+  bool version = false;
   std::vector<std::string> backends{"all"};  // "all", "name" (every variant) or "name:variant"
   std::vector<std::size_t> images{1200};
   std::size_t batch = 0;  // 0: each backend's own choice

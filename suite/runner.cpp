@@ -1,17 +1,14 @@
 #include "suite/runner.hpp"
 
-#include <fcntl.h>
 #include <unistd.h>
 
-#include <cerrno>
-
 #include <algorithm>
-#include <csignal>
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
-#include <map>
+#include <set>
 
 #include "common/atomic_file.hpp"
 #include "common/build_info.hpp"
@@ -20,9 +17,12 @@
 #include "common/reference.hpp"
 #include "common/report.hpp"
 #include "common/system_info.hpp"
+#include "common/text.hpp"
 #include "common/timer.hpp"
 #include "suite/cli.hpp"
 #include "suite/gbench.hpp"
+#include "suite/output_plan.hpp"
+#include "suite/signals.hpp"
 #include "suite/table.hpp"
 
 namespace cnn {
@@ -30,22 +30,20 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// ---- signals: no report is ever half-written, so an interrupted run only needs to say so and go.
-extern "C" void on_signal(int sig) {
-  remove_pending_temporaries();
-  const char* msg = sig == SIGINT ? "\nsuite: error: interrupted by SIGINT, no report written\n"
-                                  : "\nsuite: error: terminated by SIGTERM, no report written\n";
-  (void)!::write(STDERR_FILENO, msg, std::strlen(msg));
-  ::_exit(kExitInterrupted + sig);
-}
+// ---- standard output: what the user asked to see. A closed pipe (`| head`) or a full disk is noticed
+// and reported at the end; it never stops the run or costs the report.
+class Stdout {
+ public:
+  void write(const std::string& s) {
+    if (error_ != 0 || s.empty()) return;
+    errno = 0;
+    if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) error_ = errno ? errno : EIO;
+  }
+  int error() const { return error_; }
 
-void install_signal_handlers() {
-  struct sigaction sa {};
-  sa.sa_handler = on_signal;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-  sigaction(SIGTERM, &sa, nullptr);
-}
+ private:
+  int error_ = 0;
+};
 
 // ---- backend selection
 struct Selected {
@@ -78,52 +76,64 @@ std::string list_text(const Registry& reg) {
   return s;
 }
 
+// Every variant of every backend that can run here; the others are skipped with a note.
+std::vector<Selected> all_runnable(const Registry& reg, bool quiet) {
+  std::vector<Selected> out;
+  for (const auto& [entry, b] : reg.backends) {
+    if (!b) continue;
+    const Availability a = b->availability();
+    if (!a.runnable) {
+      if (!quiet) std::cerr << "suite: note: skipping " << entry->name << ": " << a.reason << "\n";
+      continue;
+    }
+    for (const auto& v : b->variants()) out.push_back({b.get(), v});
+  }
+  if (out.empty()) throw UnavailableError("--backend all: no backend can run on this machine");
+  return out;
+}
+
+// One item of --backend: "name" (every variant) or "name:variant".
+std::vector<Selected> select_one(const Registry& reg, const std::string& item) {
+  const auto colon = item.find(':');
+  const std::string name = item.substr(0, colon);
+  const auto it = std::find_if(reg.backends.begin(), reg.backends.end(),
+                               [&](const auto& p) { return p.first->name == name; });
+  if (it == reg.backends.end()) {
+    std::string known;
+    for (const auto& [e, b] : reg.backends) known += (known.empty() ? "" : ", ") + e->name;
+    throw UsageError("--backend '" + display(item) + "': unknown backend (known: " + known + ")");
+  }
+  const Backend* b = it->second.get();
+  if (!b) throw UnavailableError("--backend '" + item + "': " + it->first->not_built_reason);
+  const auto variants = b->variants();
+  std::vector<VariantInfo> chosen;
+  if (colon == std::string::npos) {
+    chosen = variants;
+  } else {
+    const std::string vname = item.substr(colon + 1);
+    const auto v = std::find_if(variants.begin(), variants.end(), [&](const auto& x) { return x.name == vname; });
+    if (v == variants.end()) {
+      std::string known;
+      for (const auto& x : variants) known += (known.empty() ? "" : ", ") + x.name;
+      throw UsageError("--backend '" + display(item) + "': " + name + " has no variant '" + display(vname) +
+                       "' (variants: " + known + ")");
+    }
+    chosen.push_back(*v);
+  }
+  const Availability a = b->availability();
+  if (!a.runnable) throw UnavailableError("--backend '" + item + "': cannot run here: " + a.reason);
+  std::vector<Selected> out;
+  for (auto& v : chosen) out.push_back({b, v});
+  return out;
+}
+
+// The runs in the order asked for, each backend:variant once ("all,serial" is "all").
 std::vector<Selected> select_backends(const Registry& reg, const std::vector<std::string>& wanted, bool quiet) {
   std::vector<Selected> out;
-  const bool all = wanted.size() == 1 && wanted[0] == "all";
-  if (all) {
-    for (const auto& [entry, b] : reg.backends) {
-      if (!b) continue;
-      const Availability a = b->availability();
-      if (!a.runnable) {
-        if (!quiet) std::cerr << "suite: note: skipping " << entry->name << ": " << a.reason << "\n";
-        continue;
-      }
-      for (const auto& v : b->variants()) out.push_back({b.get(), v});
-    }
-    if (out.empty()) throw UnavailableError("--backend all: no backend can run on this machine");
-    return out;
-  }
+  std::set<std::pair<const Backend*, std::string>> seen;
   for (const std::string& item : wanted) {
-    const auto colon = item.find(':');
-    const std::string name = item.substr(0, colon);
-    const auto it = std::find_if(reg.backends.begin(), reg.backends.end(),
-                                 [&](const auto& p) { return p.first->name == name; });
-    if (it == reg.backends.end()) {
-      std::string known;
-      for (const auto& [e, b] : reg.backends) known += (known.empty() ? "" : ", ") + e->name;
-      throw UsageError("--backend '" + item + "': unknown backend (known: " + known + ")");
-    }
-    const Backend* b = it->second.get();
-    if (!b) throw UnavailableError("--backend '" + item + "': " + it->first->not_built_reason);
-    const auto variants = b->variants();
-    std::vector<VariantInfo> chosen;
-    if (colon == std::string::npos) {
-      chosen = variants;
-    } else {
-      const std::string vname = item.substr(colon + 1);
-      const auto v = std::find_if(variants.begin(), variants.end(), [&](const auto& x) { return x.name == vname; });
-      if (v == variants.end()) {
-        std::string known;
-        for (const auto& x : variants) known += (known.empty() ? "" : ", ") + x.name;
-        throw UsageError("--backend '" + item + "': " + name + " has no variant '" + vname + "' (variants: " +
-                         known + ")");
-      }
-      chosen.push_back(*v);
-    }
-    const Availability a = b->availability();
-    if (!a.runnable) throw UnavailableError("--backend '" + item + "': cannot run here: " + a.reason);
-    for (auto& v : chosen) out.push_back({b, v});
+    for (Selected& s : item == "all" ? all_runnable(reg, quiet) : select_one(reg, item))
+      if (seen.insert({s.backend, s.variant.name}).second) out.push_back(std::move(s));
   }
   return out;
 }
@@ -149,6 +159,7 @@ struct RunInput {
 };
 
 RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, std::vector<float>& probs) {
+  reset_peak_host_memory();
   RunRecord r;
   r.backend = sel.backend->name();
   r.variant = sel.variant.name;
@@ -165,7 +176,6 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   const std::unique_ptr<Session> session = sel.backend->open(r.variant, *in.net, cfg);
   const double setup_ms = setup_clock.ms();
   r.device = sel.backend->availability().device;
-  r.threads = session->threads();
   r.device_info = session->device_info();
 
   const double h2d_ms = session->upload(in.pixels, in.images);
@@ -201,6 +211,7 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   const double n_layer_samples = double(samples.size());
   for (auto& [name, ms] : layers) ms /= n_layer_samples;
   r.layers_ms = layers;
+  r.threads = session->threads();  // after the passes: a session may count the threads that really ran
 
   probs.assign(in.images * kClasses, 0.0f);
   const double d2h_ms = session->download(probs.data());
@@ -230,91 +241,95 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   return r;
 }
 
-fs::path default_report_path() {
-  std::string stamp = utc_now_iso8601();
-  std::replace(stamp.begin(), stamp.end(), ':', '-');
-  return fs::path("results") / "local" / ("suite-" + stamp + ".json");
+// ---- the steps of an invocation, in order
+
+// The files the run will read, found without reading them (so that outputs can be checked against them).
+struct InputFiles {
+  std::vector<fs::path> data;
+  fs::path weights_dir;
+  std::vector<fs::path> all() const {
+    std::vector<fs::path> files = data;
+    for (const fs::path& w : weight_files(weights_dir)) files.push_back(w);
+    return files;
+  }
+};
+
+InputFiles find_inputs(const Options& opt) {
+  const fs::path embedded = build_info::data_dir();
+  InputFiles in;
+  std::vector<fs::path> data_paths(opt.data.begin(), opt.data.end());
+  if (data_paths.empty()) data_paths.push_back(embedded / "cifar10");
+  in.data = cifar10_files(data_paths);
+  in.weights_dir = opt.weights.empty() ? embedded / "convnetjs-cifar10" : fs::path(opt.weights);
+  return in;
 }
 
-int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
-  if (opt.help) {
-    std::cout << usage_text();
-    return kExitOk;
-  }
-  const Registry reg(entries);
-  if (opt.list) {
-    std::cout << list_text(reg);
-    return kExitOk;
-  }
-  const std::vector<Selected> selected = select_backends(reg, opt.backends, opt.quiet);
+struct Inputs {
+  Dataset data;
+  Network net;
+  double load_ms = 0;
+};
 
-  // Output paths are checked before minutes of work, not after.
-  fs::path report_path = opt.output.empty() ? default_report_path() : fs::path(opt.output);
-  for (const fs::path& p : {report_path, fs::path(opt.save_probs)}) {
-    if (p.empty()) continue;
-    const fs::path dir = p.has_parent_path() ? p.parent_path() : ".";
-    std::error_code ec;
-    if (opt.output.empty() && p == report_path) fs::create_directories(dir, ec);
-    if (!fs::is_directory(dir, ec)) {
-      throw SuiteError(kExitOther, p.string() + ": directory '" + dir.string() + "' does not exist");
-    }
-    if (fs::is_directory(p, ec)) throw SuiteError(kExitOther, p.string() + ": is a directory");
-    if (fs::exists(p, ec) && !fs::is_regular_file(p, ec)) continue;  // a device such as /dev/null
-    // access(W_OK) says yes to root even on read-only mounts: create and remove a file to be sure.
-    const fs::path probe = dir / (".suite-probe." + std::to_string(::getpid()));
-    const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
-    if (fd < 0) {
-      throw SuiteError(kExitOther, p.string() + ": directory '" + dir.string() + "' is not writable (" +
-                                       std::strerror(errno) + ")");
-    }
-    ::close(fd);
-    ::unlink(probe.c_str());
-  }
+// Reads only the images the largest run needs.
+Inputs load_inputs(const InputFiles& files, std::size_t max_images) {
+  StopWatch clock;
+  Inputs in{load_cifar10(files.data, max_images), load_network(files.weights_dir), 0};
+  in.load_ms = clock.ms();
+  return in;
+}
 
-  StopWatch load_clock;
-  const fs::path default_data = build_info::data_dir();
-  std::vector<fs::path> data_paths;
-  for (const auto& d : opt.data) data_paths.emplace_back(d);
-  if (data_paths.empty()) data_paths.push_back(default_data / "cifar10");
-  const Dataset data = load_cifar10(data_paths);
-  const Network net = load_network(opt.weights.empty() ? default_data / "convnetjs-cifar10" : fs::path(opt.weights));
-  const double load_ms = load_clock.ms();
-
-  const std::size_t max_images = *std::max_element(opt.images.begin(), opt.images.end());
-  const std::size_t distinct_needed = std::min(max_images, data.size());
-  StopWatch ref_clock;
-  const std::vector<double> reference = reference_probs(net, data, distinct_needed);
-  const double reference_ms = ref_clock.ms();
-
+std::vector<RunRecord> run_all(const std::vector<Selected>& selected, const Inputs& in,
+                               const std::vector<double>& reference, const Options& opt, std::vector<float>& probs,
+                               Stdout& out) {
   std::vector<RunRecord> runs;
-  std::vector<float> probs;
   for (const std::size_t n : opt.images) {
-    const bool cycles = n > data.size();
-    const std::vector<std::uint8_t> cycled = cycles ? cycled_pixels(data, n) : std::vector<std::uint8_t>{};
-    const RunInput in{&net,      &data, cycles ? cycled.data() : data.pixels.data(), n, std::min(n, data.size()),
-                      &reference, load_ms};
+    const bool cycles = n > in.data.size();
+    const std::vector<std::uint8_t> cycled = cycles ? cycled_pixels(in.data, n) : std::vector<std::uint8_t>{};
+    const RunInput run_in{&in.net,     &in.data, cycles ? cycled.data() : in.data.pixels.data(),
+                          n,           std::min(n, in.data.size()),
+                          &reference,  in.load_ms};
     for (const Selected& sel : selected) {
-      runs.push_back(run_one(sel, in, opt, probs));
-      if (!opt.quiet && opt.format == Format::table) std::cout << format_run_table(runs.back()) << std::flush;
+      runs.push_back(run_one(sel, run_in, opt, probs));
+      if (!opt.quiet && opt.format == Format::table) out.write(format_run_table(runs.back()));
     }
   }
+  return runs;
+}
 
-  ReportMeta meta;
-  meta.threads = opt.threads;
-  for (const auto& s : data.sources) meta.data_sources.push_back(s);
-  meta.weights = net.source;
-  nlohmann::ordered_json report = make_report(meta, runs);
-  report["meta"]["reference_ms"] = reference_ms;
-  write_file_atomically(report_path, report.dump(2) + "\n");
-  if (!opt.save_probs.empty()) write_npy(opt.save_probs, probs.data(), runs.back().images, kClasses);
-
-  if (!opt.quiet) {
-    if (opt.format == Format::table) std::cout << format_summary(runs) << "report: " << report_path.string() << "\n";
-    else if (opt.format == Format::json) std::cout << report.dump(2) << "\n";
-    else if (opt.format == Format::gbench) std::cout << to_gbench(report, this_machine()).dump(2) << "\n";
-    else std::cout << format_csv(runs);
+// The report, then the .npy; returns where the report went.
+fs::path write_outputs(const OutputPlan& plan, const std::string& report_text, const std::vector<float>& probs,
+                       std::size_t last_images) {
+  if (plan.report_name_chosen) {
+    std::error_code ec;
+    fs::create_directories(plan.report.parent_path(), ec);
+    if (ec) {
+      throw SuiteError(kExitOther, "cannot create directory '" + display(plan.report.parent_path()) + "' (" +
+                                       ec.message() + ")");
+    }
   }
+  const fs::path written = write_file_atomically(
+      plan.report, report_text, plan.report_name_chosen ? Publish::no_clobber : Publish::replace);
+  note_report_written(written);
+  if (!plan.probs.empty()) write_npy(plan.probs, probs.data(), last_images, kClasses);
+  return written;
+}
 
+std::string stdout_text(const Options& opt, const std::vector<RunRecord>& runs, const nlohmann::ordered_json& report,
+                        const fs::path& written) {
+  switch (opt.format) {
+    case Format::table:
+      return opt.quiet ? std::string() : format_summary(runs) + "report: " + display(written) + "\n";
+    case Format::json:
+      return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    case Format::gbench:
+      return to_gbench(report, this_machine()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    case Format::csv:
+      return format_csv(runs);
+  }
+  return {};
+}
+
+int validation_exit_code(const std::vector<RunRecord>& runs) {
   int code = kExitOk;
   for (const RunRecord& r : runs) {
     if (r.validation.passed) continue;
@@ -326,20 +341,73 @@ int run(const Options& opt, const std::vector<RegistryEntry>& entries) {
   return code;
 }
 
+int run(const Options& opt, const std::vector<std::string>& args, const std::vector<RegistryEntry>& entries) {
+  Stdout out;
+  if (opt.help) {
+    out.write(usage_text());
+    return kExitOk;
+  }
+  if (opt.version) {
+    out.write(std::string("suite ") + build_info::version + " (" + build_info::git_commit() + ")\n");
+    return kExitOk;
+  }
+  const Registry reg(entries);
+  if (opt.list) {
+    out.write(list_text(reg));
+    return kExitOk;
+  }
+  const std::vector<Selected> selected = select_backends(reg, opt.backends, opt.quiet);
+  const InputFiles files = find_inputs(opt);
+  const OutputPlan plan = plan_outputs(opt, files.all());  // before minutes of work, not after
+
+  const std::size_t max_images = *std::max_element(opt.images.begin(), opt.images.end());
+  const Inputs in = load_inputs(files, max_images);
+
+  ReportMeta meta;
+  meta.threads_requested = opt.threads;
+  meta.command_line = args;
+  for (const auto& s : in.data.sources) meta.data_sources.push_back(s);
+  meta.weights = in.net.source;
+  StopWatch ref_clock;
+  const std::vector<double> reference = reference_probs(in.net, in.data, std::min(max_images, in.data.size()));
+  meta.reference_ms = ref_clock.ms();
+
+  std::vector<float> probs;
+  const std::vector<RunRecord> runs = run_all(selected, in, reference, opt, probs, out);
+
+  const nlohmann::ordered_json report = make_report(meta, runs);
+  // A byte that is not UTF-8 (in a file name, say) is replaced, never a reason to lose finished runs.
+  const std::string report_text = report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+  const fs::path written = write_outputs(plan, report_text, probs, runs.back().images);
+  out.write(stdout_text(opt, runs, report, written));
+  if (!opt.quiet && opt.format != Format::table) std::cerr << "suite: report: " << display(written) << "\n";
+
+  int code = validation_exit_code(runs);
+  if (out.error() == EPIPE) {
+    std::cerr << "suite: note: standard output was closed before the end; the report is in " << display(written)
+              << "\n";
+  } else if (out.error() != 0) {
+    std::cerr << "suite: error: cannot write to standard output: " << std::strerror(out.error()) << " (the report is in "
+              << display(written) << ")\n";
+    if (code == kExitOk) code = kExitOther;
+  }
+  return code;
+}
+
 }  // namespace
 
 int suite_main(const std::vector<std::string>& args, const std::vector<RegistryEntry>& registry) {
   install_signal_handlers();
   try {
-    return run(parse_command_line(args), registry);
+    return run(parse_command_line(args), args, registry);
   } catch (const SuiteError& e) {
-    std::cerr << "suite: error: " << e.what() << "\n";
+    std::cerr << "suite: error: " << display(e.what()) << "\n";
     return e.exit_code();
   } catch (const std::bad_alloc&) {
     std::cerr << "suite: error: out of host memory (try fewer --images or a smaller --batch)\n";
     return kExitOther;
   } catch (const std::exception& e) {
-    std::cerr << "suite: error: " << e.what() << "\n";
+    std::cerr << "suite: error: " << display(e.what()) << "\n";
     return kExitOther;
   }
 }

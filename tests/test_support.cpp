@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -46,17 +47,24 @@ std::string slurp(const fs::path& p) {
 }
 }  // namespace
 
-CliResult run_suite(const std::vector<std::string>& args) {
+CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
+
+CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
   TempDir io;
-  const fs::path out = io / "stdout", err = io / "stderr";
+  const fs::path out = how.stdout_path.empty() ? io / "stdout" : fs::path(how.stdout_path), err = io / "stderr";
+  if (how.as_nobody) fs::permissions(io.path, fs::perms::all, fs::perm_options::add);
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int in = ::open("/dev/null", O_RDONLY);
     ::dup2(o, 1);
     ::dup2(e, 2);
     ::dup2(in, 0);
+    if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) ::_exit(126);
+    for (const std::string& kv : how.env) ::putenv(const_cast<char*>(kv.c_str()));
+    if (how.ignore_sigint) ::signal(SIGINT, SIG_IGN);
+    if (how.as_nobody && ::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(125);
     std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
@@ -66,7 +74,7 @@ CliResult run_suite(const std::vector<std::string>& args) {
   int status = 0;
   ::waitpid(pid, &status, 0);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return {code, slurp(out), slurp(err)};
+  return {code, how.stdout_path.empty() ? slurp(out) : std::string(), slurp(err)};
 }
 
 TempDir::TempDir() {

@@ -23,6 +23,16 @@ struct CliResult {
 // Runs build/<preset>/bin/suite with these arguments (no shell: each one is passed as is).
 CliResult run_suite(const std::vector<std::string>& args);
 
+// The same, with the process set up as a user or a hostile environment would.
+struct Launch {
+  std::filesystem::path cwd;                    // empty: this process's
+  std::string stdout_path;                      // empty: captured into CliResult::out
+  std::vector<std::string> env;                 // "NAME=value" added to this environment
+  bool ignore_sigint = false;                   // as nohup or a background job would
+  bool as_nobody = false;                       // drop root (uid/gid 65534) when running as root
+};
+CliResult run_suite(const std::vector<std::string>& args, const Launch& how);
+
 // A fresh, empty temporary folder for one test, removed by the destructor.
 struct TempDir {
   TempDir();

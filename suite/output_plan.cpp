@@ -1,0 +1,127 @@
+#include "suite/output_plan.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <optional>
+#include <string>
+
+#include "common/atomic_file.hpp"
+#include "common/errors.hpp"
+#include "common/system_info.hpp"
+#include "common/text.hpp"
+
+namespace cnn {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void output_error(const fs::path& p, const std::string& what) {
+  throw SuiteError(kExitOther, display(p) + ": " + what);
+}
+
+std::optional<struct stat> stat_of(const fs::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return std::nullopt;
+  return st;
+}
+
+bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
+
+bool is_standard_output(const fs::path& p) { return p == "-" || p == "/dev/stdout"; }
+
+const char* kind_of(mode_t mode) {
+  return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : S_ISBLK(mode) ? "a block device" : "not a regular file";
+}
+
+fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
+
+// The nearest existing ancestor of a folder the suite will create (results/local/ of the default name).
+void check_creatable(const fs::path& report, const fs::path& dir) {
+  fs::path existing = dir;
+  while (!stat_of(existing) && existing.has_parent_path() && existing != existing.parent_path())
+    existing = existing.parent_path();
+  if (!stat_of(existing)) existing = ".";
+  const auto st = stat_of(existing);
+  if (!st || !S_ISDIR(st->st_mode)) {
+    output_error(report, "cannot create directory '" + display(dir) + "' ('" + display(existing) + "' is not a directory)");
+  }
+  if (const int err = probe_temporary_in(existing)) {
+    output_error(report, "cannot create directory '" + display(dir) + "' (" + std::strerror(err) + ")");
+  }
+}
+
+// One output: not an input, not a FIFO, a name that fits, a directory that takes the temporary file.
+void check_output(const char* flag, const fs::path& p, bool create_directory,
+                  const std::vector<std::pair<fs::path, struct stat>>& inputs) {
+  if (is_standard_output(p)) return;
+  const std::string name = p.filename().native();
+  const long name_max = ::pathconf(directory_of(p).c_str(), _PC_NAME_MAX);
+  if (name.size() > std::size_t(name_max > 0 ? name_max : NAME_MAX)) {
+    output_error(p, "file name too long (" + std::to_string(name.size()) + " bytes, at most " +
+                        std::to_string(name_max > 0 ? name_max : NAME_MAX) + ")");
+  }
+  if (const auto st = stat_of(p)) {
+    for (const auto& [input, ist] : inputs) {
+      if (same_file(*st, ist)) {
+        throw UsageError(std::string(flag) + " '" + display(p) + "' is the input file '" + display(input) +
+                         "': refusing to overwrite it");
+      }
+    }
+    if (S_ISDIR(st->st_mode)) output_error(p, "is a directory");
+    if (S_ISCHR(st->st_mode)) return;  // /dev/null, /dev/full: written in place
+    if (!S_ISREG(st->st_mode)) output_error(p, std::string("is ") + kind_of(st->st_mode) + ", not a regular file");
+    // An immutable or append-only file (or a read-only mount) cannot be replaced: find out now, not after the run.
+    const int fd = ::open(p.c_str(), O_WRONLY | O_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    else if (errno == EPERM || errno == EROFS || errno == ETXTBSY) output_error(p, std::string("cannot be replaced (") + std::strerror(errno) + ")");
+  }
+  const fs::path dir = directory_of(p);
+  const auto dst = stat_of(dir);
+  if (!dst && create_directory) return check_creatable(p, dir);
+  if (!dst || !S_ISDIR(dst->st_mode)) output_error(p, "directory '" + display(dir) + "' does not exist");
+  if (const int err = probe_temporary_in(dir)) {
+    output_error(p, "directory '" + display(dir) + "' is not writable (" + std::strerror(err) + ")");
+  }
+}
+
+}  // namespace
+
+fs::path default_report_path() {
+  std::string stamp = utc_now_iso8601();
+  std::replace(stamp.begin(), stamp.end(), ':', '-');
+  return fs::path("results") / "local" / ("suite-" + stamp + ".json");
+}
+
+OutputPlan plan_outputs(const Options& opt, const std::vector<fs::path>& input_files) {
+  std::vector<std::pair<fs::path, struct stat>> inputs;
+  for (const fs::path& f : input_files)
+    if (const auto st = stat_of(f)) inputs.emplace_back(f, *st);
+
+  OutputPlan plan;
+  plan.report_name_chosen = opt.output.empty();
+  plan.report = plan.report_name_chosen ? default_report_path() : fs::path(opt.output);
+  plan.probs = opt.save_probs;
+  check_output("--output", plan.report, plan.report_name_chosen, inputs);
+  if (plan.probs.empty()) return plan;
+  check_output("--save-probs", plan.probs, false, inputs);
+
+  // The .npy must not replace the report: the same file by inode where both exist, by path otherwise.
+  const auto a = stat_of(plan.report), b = stat_of(plan.probs);
+  std::error_code ec1, ec2;
+  const bool same = (a && b) ? same_file(*a, *b)
+                             : fs::weakly_canonical(fs::absolute(plan.report), ec1) ==
+                                   fs::weakly_canonical(fs::absolute(plan.probs), ec2);
+  if (same && !(a && S_ISCHR(a->st_mode))) {
+    throw UsageError("--save-probs '" + display(plan.probs) + "' and --output '" + display(plan.report) +
+                     "' are the same file");
+  }
+  return plan;
+}
+
+}  // namespace cnn

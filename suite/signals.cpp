@@ -1,0 +1,67 @@
+#include "suite/signals.hpp"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstring>
+
+#include "common/atomic_file.hpp"
+#include "common/errors.hpp"
+
+namespace cnn {
+namespace {
+
+struct Terminating {
+  int number;
+  const char* what;  // completes "suite: error: ..."
+};
+constexpr Terminating kTerminating[] = {
+    {SIGINT, "interrupted by SIGINT"},  {SIGTERM, "terminated by SIGTERM"}, {SIGHUP, "terminated by SIGHUP"},
+    {SIGUSR1, "terminated by SIGUSR1"}, {SIGUSR2, "terminated by SIGUSR2"}, {SIGALRM, "terminated by SIGALRM"},
+};
+
+char g_report[4096];  // the report written so far, for the handler's message
+std::atomic<bool> g_report_written{false};
+
+void say(const char* s) { (void)!::write(STDERR_FILENO, s, std::strlen(s)); }
+
+extern "C" void on_signal(int sig) {
+  remove_pending_temporaries();
+  say("\nsuite: error: ");
+  for (const Terminating& t : kTerminating)
+    if (t.number == sig) say(t.what);
+  if (g_report_written) {
+    say(", the report was written to ");
+    say(g_report);
+    say(" (the .npy was not)\n");
+  } else {
+    say(", no report written\n");
+  }
+  ::_exit(kExitInterrupted + sig);
+}
+
+}  // namespace
+
+void install_signal_handlers() {
+  for (const Terminating& t : kTerminating) {
+    struct sigaction old {};
+    sigaction(t.number, nullptr, &old);
+    if (old.sa_handler == SIG_IGN) continue;  // ignored by whoever started us: keep it so
+    struct sigaction sa {};
+    sa.sa_handler = on_signal;
+    sigfillset(&sa.sa_mask);  // one handler at a time
+    sigaction(t.number, &sa, nullptr);
+  }
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+void note_report_written(const std::filesystem::path& path) {
+  const std::string& s = path.native();
+  const std::size_t n = std::min(s.size(), sizeof g_report - 1);
+  std::memcpy(g_report, s.data(), n);
+  g_report[n] = '\0';
+  g_report_written = true;
+}
+
+}  // namespace cnn

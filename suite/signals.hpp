@@ -1,0 +1,17 @@
+// Signals while the suite runs. A terminating signal (INT, TERM, HUP, USR1, USR2, ALRM) removes the
+// temporary file in flight, says on stderr what was and was not written, and exits 128 + signal.
+// A signal the parent set to be ignored (nohup, background jobs) stays ignored. SIGPIPE is ignored so
+// that a closed standard output is an error to handle, not the end of the process: the report is the
+// product, and it is written whatever happens to stdout.
+#pragma once
+
+#include <filesystem>
+
+namespace cnn {
+
+void install_signal_handlers();
+
+// From now on an interruption says that the report is at `path` (only the .npy is then still missing).
+void note_report_written(const std::filesystem::path& path);
+
+}  // namespace cnn

@@ -1,0 +1,457 @@
+// Nothing lost: no path the suite writes may be a file it reads, no two runs share a file name, a closed
+// or full standard output never costs the report, signals leave no debris, and input sizes are bounded.
+// Each test here failed before the fix it guards (README, "Failures the suite handles").
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "common/atomic_file.hpp"
+#include "common/dataset.hpp"
+#include "common/errors.hpp"
+#include "common/network.hpp"
+#include "common/text.hpp"
+#include "suite/runner.hpp"
+#include "suite/signals.hpp"
+#include "tests/test_support.hpp"
+
+namespace cnn::test {
+namespace {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+struct Result {
+  int code;
+  std::string err;
+};
+
+Result run_in_process(const std::vector<std::string>& args) {
+  ::testing::internal::CaptureStderr();
+  ::testing::internal::CaptureStdout();
+  const int code = suite_main(args, all_backends());
+  ::testing::internal::GetCapturedStdout();
+  return {code, ::testing::internal::GetCapturedStderr()};
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+bool is_report(const fs::path& p) {
+  try {
+    return json::parse(slurp(p)).contains("runs");
+  } catch (const json::exception&) {
+    return false;
+  }
+}
+
+std::vector<std::string> files_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// A private copy of the embedded inputs, so that a failure of these tests can only hurt the copy.
+struct Inputs {
+  TempDir dir;
+  fs::path data = dir / "cifar10", weights = dir / "weights";
+  Inputs() {
+    fs::create_directories(data);
+    fs::copy_file(data_dir() / "cifar10" / "data_batch_1.bin", data / "data_batch_1.bin");
+    fs::copy(data_dir() / "convnetjs-cifar10", weights);
+  }
+  std::vector<std::string> args(std::vector<std::string> more) const {
+    std::vector<std::string> a{"--backend", "serial:opt", "--images", "3", "--repeat", "1", "--warmup", "0",
+                               "--data",    data.string(), "--weights", weights.string(), "--quiet"};
+    a.insert(a.end(), more.begin(), more.end());
+    return a;
+  }
+};
+
+// ---- 1, 2: an output that is an input, or two outputs that are one file
+
+TEST(NothingLost, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
+  Inputs in;
+  const std::string data_before = slurp(in.data / "data_batch_1.bin");
+  const std::string fc_before = slurp(in.weights / "layer10_fc.txt");
+  fs::create_directory_symlink(in.weights, in.dir / "linked");
+  fs::create_hard_link(in.data / "data_batch_1.bin", in.dir / "hard.bin");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"--output", (in.data / "data_batch_1.bin").string()}, "--output '"},
+      {{"--output", (in.dir / "linked" / "layer4_conv.txt").string()}, "layer4_conv.txt"},
+      {{"--save-probs", (in.weights / "layer10_fc.txt").string()}, "--save-probs '"},
+      {{"--output", (in.dir / "hard.bin").string()}, "data_batch_1.bin"},
+  };
+  for (const auto& [extra, fragment] : cases) {
+    const Result r = run_in_process(in.args(extra));
+    EXPECT_EQ(r.code, 2) << extra[1];
+    EXPECT_NE(r.err.find("is the input file"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(slurp(in.data / "data_batch_1.bin"), data_before);
+  EXPECT_EQ(slurp(in.weights / "layer10_fc.txt"), fc_before);
+  EXPECT_EQ(files_in(in.weights).size(), 5u) << "nothing added beside the weights";
+}
+
+TEST(NothingLost, SaveProbsThatIsTheReportIsRefused) {
+  Inputs in;
+  fs::create_directory(in.dir / "sub");
+  const fs::path report = in.dir / "r.json";
+  for (const std::string& probs : {report.string(), (in.dir / "sub" / ".." / "r.json").string()}) {
+    const Result r = run_in_process(in.args({"--output", report.string(), "--save-probs", probs}));
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("are the same file"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(report)) << "refused before any work";
+  }
+}
+
+// ---- 3, 4: names that cannot collide
+
+TEST(NothingLost, ParallelRunsWithTheDefaultNameEachKeepTheirReport) {
+  Inputs in;
+  std::vector<std::thread> runs;
+  std::vector<int> codes(4, -1);
+  for (int i = 0; i < 4; ++i)
+    runs.emplace_back([&, i] { codes[i] = run_suite(in.args({}), Launch{in.dir.path}).exit_code; });
+  for (auto& t : runs) t.join();
+  for (int c : codes) EXPECT_EQ(c, 0);
+  const auto names = files_in(in.dir / "results" / "local");
+  EXPECT_EQ(names.size(), 4u);
+  for (const auto& n : names) EXPECT_TRUE(is_report(in.dir / "results" / "local" / n)) << n;
+}
+
+TEST(NothingLost, ASuiteChosenNameNeverReplacesAFile) {
+  TempDir dir;
+  write_bytes(dir / "r.json", "precious");
+  const fs::path got = write_file_atomically(dir / "r.json", "new", Publish::no_clobber);
+  EXPECT_EQ(got, dir / "r-2.json");
+  EXPECT_EQ(slurp(dir / "r.json"), "precious");
+  EXPECT_EQ(slurp(got), "new");
+}
+
+TEST(NothingLost, TheTemporaryNameIsNotDerivedFromThePid) {
+  // Another container's run (PID 1 there too) may be writing <out>.tmp.<pid> in the same directory.
+  TempDir dir;
+  const fs::path theirs = dir / ("r.json.tmp." + std::to_string(::getpid()));
+  write_bytes(theirs, "another process' report in progress");
+  write_file_atomically(dir / "r.json", "{}\n");
+  EXPECT_EQ(slurp(theirs), "another process' report in progress");
+  EXPECT_EQ(slurp(dir / "r.json"), "{}\n");
+}
+
+TEST(NothingLost, ParallelRunsOnOneOutputPublishAWholeReport) {
+  Inputs in;
+  const fs::path report = in.dir / "shared.json";
+  std::vector<std::thread> runs;
+  for (int i = 0; i < 4; ++i)
+    runs.emplace_back([&] { EXPECT_EQ(run_suite(in.args({"--output", report.string()})).exit_code, 0); });
+  for (auto& t : runs) t.join();
+  EXPECT_TRUE(is_report(report));
+  for (const auto& n : files_in(in.dir.path)) EXPECT_EQ(n.find(".tmp"), std::string::npos) << "left behind: " << n;
+}
+
+// ---- 6, 12: standard output closed or full
+
+TEST(NothingLost, AClosedStdoutStillWritesTheReport) {
+  Inputs in;
+  const fs::path report = in.dir / "r.json";
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  ::close(fds[0]);  // `| head -1` has gone: every write to stdout fails with EPIPE
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fds[1], 1);
+    const int err = ::open((in.dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, 2);
+    ::signal(SIGPIPE, SIG_DFL);  // as a shell leaves it
+    std::vector<std::string> a = in.args({"--output", report.string(), "--format", "csv"});
+    std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
+    for (auto& s : a) argv.push_back(s.data());
+    argv.push_back(nullptr);
+    ::execv(SUITE_BINARY, argv.data());
+    ::_exit(127);
+  }
+  ::close(fds[1]);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_TRUE(is_report(report));
+  EXPECT_NE(slurp(in.dir / "stderr").find("standard output was closed"), std::string::npos) << slurp(in.dir / "stderr");
+}
+
+TEST(NothingLost, AFullStdoutIsAnErrorForEveryFormat) {
+  Inputs in;
+  for (const char* format : {"table", "json", "csv", "gbench"}) {
+    Launch how;
+    how.stdout_path = "/dev/full";
+    std::vector<std::string> a = in.args({"--output", (in.dir / "r.json").string(), "--format", format});
+    a.erase(std::find(a.begin(), a.end(), "--quiet"));  // the table is silenced by --quiet
+    const CliResult r = run_suite(a, how);
+    EXPECT_EQ(r.exit_code, 1) << format;
+    EXPECT_NE(r.err.find("cannot write to standard output: No space left on device"), std::string::npos) << r.err;
+    EXPECT_TRUE(is_report(in.dir / "r.json"));
+  }
+}
+
+TEST(NothingLost, QuietStillPrintsTheRequestedFormat) {
+  Inputs in;
+  const CliResult r = run_suite(in.args({"--output", (in.dir / "r.json").string(), "--format", "gbench"}));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["benchmarks"].size(), 1u);
+}
+
+// ---- 7: bounded inputs
+
+TEST(NothingLost, AHugeWeightFileIsRefusedUnread) {
+  Inputs in;
+  fs::resize_file(in.weights / "layer4_conv.txt", std::uintmax_t(2) << 30);  // sparse
+  const Result r = run_in_process(in.args({"--output", (in.dir / "r.json").string()}));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("layer4_conv.txt: 2147483648 bytes, more than the 16384 KiB limit"), std::string::npos) << r.err;
+}
+
+TEST(NothingLost, OnlyTheImagesARunNeedsAreRead) {
+  TempDir dir;
+  // 4 x a 1 GiB batch of zero-valued records (sparse): a 3-image run reads 3 records, not 4 GiB.
+  const fs::path big = dir / "big.bin";
+  write_bytes(big, "");
+  fs::resize_file(big, (kMaxBatchFileBytes / kRecordBytes) * kRecordBytes);
+  const Dataset d = load_cifar10({big, big, big, big}, 3);
+  EXPECT_EQ(d.size(), 3u);
+  EXPECT_EQ(d.sources.size(), 1u);
+  fs::create_symlink(data_dir() / "cifar10" / "data_batch_1.bin", dir / "same.bin");
+  const Dataset once = load_cifar10({data_dir() / "cifar10", dir / "same.bin"});
+  EXPECT_EQ(once.size(), 4000u) << "a file named twice (here through a symlink) is read once";
+}
+
+TEST(NothingLost, WeightsOutsideTheFloatRangeAreBadInput) {
+  Inputs in;
+  std::string text = slurp(in.weights / "layer1_conv.txt");
+  text.replace(text.find('\n') + 1, 0, "1e39 ");  // finite as a double, Inf as float
+  write_bytes(in.weights / "layer1_conv.txt", text);
+  const Result r = run_in_process(in.args({"--output", (in.dir / "r.json").string()}));
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("value 5 '1e39' is outside the float32 range"), std::string::npos) << r.err;
+}
+
+// ---- 8, 10: outputs that cannot work are refused before the run
+
+TEST(NothingLost, AFifoOutputIsRefusedInsteadOfBlocking) {
+  Inputs in;
+  ASSERT_EQ(::mkfifo((in.dir / "fifo").c_str(), 0644), 0);
+  const Result r = run_in_process(in.args({"--output", (in.dir / "fifo").string()}));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("fifo: is a FIFO, not a regular file"), std::string::npos) << r.err;
+}
+
+TEST(NothingLost, LongNamesWorkUpToTheLimitAndAreRefusedPastItUpFront) {
+  Inputs in;
+  const fs::path ok = in.dir / (std::string(250, 'r') + ".json");
+  Result r = run_in_process(in.args({"--output", ok.string()}));
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(is_report(ok));
+  const fs::path too_long = in.dir / (std::string(256, 'r') + ".json");
+  r = run_in_process(in.args({"--output", too_long.string()}));
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("file name too long (261 bytes, at most 255)"), std::string::npos) << r.err;
+}
+
+TEST(NothingLost, AnImmutableOutputIsRefusedUpFront) {
+  Inputs in;
+  const fs::path target = in.dir / "r.json";
+  write_bytes(target, "old");
+  if (std::system(("chattr +i " + target.string() + " 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "chattr +i is not supported here (file system or capabilities)";
+  const Result r = run_in_process(in.args({"--output", target.string()}));
+  std::system(("chattr -i " + target.string()).c_str());
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(r.err.find("cannot be replaced (Operation not permitted)"), std::string::npos) << r.err;
+}
+
+// ---- 9, 14, 16: file names and folders as they come
+
+TEST(NothingLost, ANonUtf8DataPathIsRecordedEscaped) {
+  Inputs in;
+  const fs::path odd = in.dir / "bad\xff\x01name";
+  fs::create_directory(odd);
+  fs::copy_file(in.data / "data_batch_1.bin", odd / "data_batch_1.bin");
+  std::vector<std::string> a = in.args({"--output", (in.dir / "r.json").string()});
+  *(std::find(a.begin(), a.end(), in.data.string())) = odd.string();
+  const Result r = run_in_process(a);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json j = json::parse(slurp(in.dir / "r.json"));
+  EXPECT_NE(j["meta"]["data"][0].get<std::string>().find("bad\\xFF\\x01name"), std::string::npos);
+}
+
+TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
+  Inputs in;
+  fs::create_directory(in.dir / "loops");
+  fs::create_symlink("a", in.dir / "loops" / "b");
+  fs::create_symlink("b", in.dir / "loops" / "a");
+  Result r = run_in_process(in.args({"--data", (in.dir / "loops" / "a").string(), "--output", (in.dir / "r.json").string()}));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("Too many levels of symbolic links"), std::string::npos) << r.err;
+  r = run_in_process(in.args({"--data", (in.dir / "loops").string(), "--output", (in.dir / "r.json").string()}));
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("no CIFAR-10 .bin files"), std::string::npos) << r.err;
+
+  fs::create_directory(in.dir / "closed");
+  fs::permissions(in.dir / "closed", fs::perms::none);
+  fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
+  Launch nobody;
+  nobody.as_nobody = true;
+  const CliResult c = run_suite({"--backend", "serial:opt", "--images", "1", "--data", (in.dir / "closed").string(),
+                                 "--weights", in.weights.string(), "--output", "/tmp/never.json"}, nobody);
+  EXPECT_EQ(c.exit_code, 3) << c.err;
+  EXPECT_NE(c.err.find("closed: cannot read this directory (Permission denied)"), std::string::npos) << c.err;
+}
+
+TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
+  Inputs in;
+  fs::create_directory(in.dir / "ro");
+  fs::permissions(in.dir / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                                     fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec);
+  fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
+  fs::permissions(in.weights, fs::perms::all, fs::perm_options::add);
+  Launch how;
+  how.cwd = in.dir / "ro";
+  how.as_nobody = true;
+  const CliResult r = run_suite(in.args({}), how);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("cannot create directory 'results/local' (Permission denied)"), std::string::npos) << r.err;
+}
+
+TEST(NothingLost, AFailedRunCreatesNothing) {
+  Inputs in;
+  Launch how;
+  how.cwd = in.dir.path;
+  std::vector<std::string> a = in.args({});
+  *(std::find(a.begin(), a.end(), in.weights.string())) = (in.dir / "missing").string();
+  const CliResult r = run_suite(a, how);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_FALSE(fs::exists(in.dir / "results")) << "no empty results/local/ left behind";
+}
+
+TEST(NothingLost, DataBatchesInNaturalOrderAndEachFileOnce) {
+  TempDir dir;
+  const Dataset& d = training_images();
+  for (int i : {1, 2, 10}) {
+    std::string rec(1, char(i % 10));
+    rec.append(reinterpret_cast<const char*>(d.image(0)), kImageBytes);
+    write_bytes(dir / ("data_batch_" + std::to_string(i) + ".bin"), rec);
+  }
+  const Dataset got = load_cifar10({dir.path, dir / "data_batch_2.bin"});
+  EXPECT_EQ(got.labels, (std::vector<std::uint8_t>{1, 2, 0}));
+}
+
+TEST(NothingLost, MessagesAreOneLineWhateverTheBytes) {
+  EXPECT_EQ(display(std::string("a\0b\nc\x1b[31m\xff", 11)), "a\\x00b\\x0Ac\\x1B[31m\\xFF");
+  EXPECT_EQ(display("naïve ✓"), "naïve ✓");
+  const Result r = run_in_process({"--backend", std::string("x\ny\0z", 5), "--quiet"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("'x\\x0Ay\\x00z': unknown backend"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(NothingLost, EmptyValuesAndListItemsAreUsageErrors) {
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"--output", ""}, {"--weights", ""}, {"--save-probs", ""}, {"--data", ""},
+        {"--images", "5,"}, {"--images", ",5"}, {"--output="}}) {
+    const Result r = run_in_process(args);
+    EXPECT_EQ(r.code, 2) << args[0] << " '" << (args.size() > 1 ? args[1] : "") << "'";
+  }
+}
+
+TEST(NothingLost, AllCombinesWithNamedBackends) {
+  Inputs in;
+  const fs::path report = in.dir / "r.json";
+  std::vector<std::string> a = in.args({"--output", report.string()});
+  *(std::find(a.begin(), a.end(), "serial:opt")) = "serial:opt,all,serial";
+  const Result r = run_in_process(a);
+  EXPECT_NE(r.code, 2) << r.err;
+  const json j = json::parse(slurp(report));
+  EXPECT_EQ(j["runs"][0]["variant"], "opt") << "the order asked for";
+  int serial_opt = 0;
+  for (const auto& run : j["runs"]) serial_opt += run["backend"] == "serial" && run["variant"] == "opt";
+  EXPECT_EQ(serial_opt, 1) << "each backend:variant once";
+}
+
+// ---- 11: signals
+
+// Starts a 4000-image serial:naive run (about 15 s), signals it after `after_ms`, returns its stderr.
+struct Interrupted {
+  int status;
+  std::string err;
+  std::vector<std::string> left;
+};
+Interrupted interrupt_run(int sig, int after_ms, bool ignore_sigint, const std::string& images) {
+  TempDir dir;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(err, 2);
+    if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
+    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
+            "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(after_ms * 1000);
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Interrupted out{status, slurp(dir / "stderr"), {}};
+  for (const auto& n : files_in(dir.path))
+    if (n != "stderr") out.left.push_back(n);
+  return out;
+}
+
+TEST(NothingLost, HangupUserAndAlarmSignalsLeaveNoTemporaryFile) {
+  for (const auto& [sig, name] : {std::pair{SIGHUP, "SIGHUP"}, {SIGUSR1, "SIGUSR1"}, {SIGALRM, "SIGALRM"}}) {
+    const Interrupted r = interrupt_run(sig, 2500, false, "4000");
+    ASSERT_TRUE(WIFEXITED(r.status)) << name << " killed the process without the handler";
+    EXPECT_EQ(WEXITSTATUS(r.status), 128 + sig);
+    EXPECT_NE(r.err.find(std::string("terminated by ") + name + ", no report written"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.left.empty()) << name << " left " << r.left[0];
+  }
+}
+
+TEST(NothingLost, AnIgnoredSigintStaysIgnored) {
+  const Interrupted r = interrupt_run(SIGINT, 300, true, "200");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
+  EXPECT_EQ(r.left, std::vector<std::string>{"r.json"});
+}
+
+TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
+  TempDir dir;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(err, 2);
+    install_signal_handlers();
+    note_report_written("results/r.json");  // as after the report, while the .npy is written
+    ::raise(SIGINT);
+    ::_exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 130);
+  EXPECT_NE(slurp(dir / "stderr").find("interrupted by SIGINT, the report was written to results/r.json (the .npy was not)"),
+            std::string::npos)
+      << slurp(dir / "stderr");
+}
+
+}  // namespace
+}  // namespace cnn::test
