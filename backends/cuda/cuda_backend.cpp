@@ -24,6 +24,10 @@ std::unique_ptr<Backend> make_cuda_backend() {
                            "and activations in shared memory, every warp busy in every layer",
             false},
            cuda::open_fused_batch},
+          {{"fused_tf32x3", "the whole network in one kernel like fused_batch, the convolutions as implicit GEMMs on "
+                            "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)",
+            false},
+           cuda::open_fused_tf32x3},
       });
 }
 
