@@ -88,6 +88,19 @@ constexpr int kOut1 = kConv1.out_side(), kOut2 = kConv2.out_side(), kOut3 = kCon
 static_assert(kOut1 == 4 * kMmaM / 2 && kOut2 == 2 * kMmaM / 2 && kOut3 == kMmaM / 2,
               "conv1: 4 m-tiles of pixels 4 apart per pooled row; conv2: 2 of 8 adjacent pixels; conv3: 1");
 constexpr int kMt1 = 4, kMt2 = 4, kMt3 = 1;  // m-tiles per warp item
+// Each m-tile's rows g and g + 8 relative to the warp item's first window (see the layer loops).
+struct Rows1 {  // m-tile c: conv pixels (2py, 4g + c) and the row below
+  static constexpr int lo(int c) { return c; }
+  static constexpr int hi(int c) { return kS1 + c; }
+};
+struct Rows2 {  // m-tile m: pooled row 2 pair + m / 2, pixels 8 (m % 2) + g
+  static constexpr int lo(int m) { return 2 * (m / 2) * kP2 + kMmaM / 2 * (m % 2); }
+  static constexpr int hi(int m) { return lo(m) + kP2; }
+};
+struct Rows3 {  // the pooled row py's 8 + 8 pixels
+  static constexpr int lo(int) { return 0; }
+  static constexpr int hi(int) { return kP3; }
+};
 constexpr int kItems1 = kConv1.pooled_side();                 // per image: a pooled row
 constexpr int kItems2 = kConv2.pooled_side() * 2 / kMt2;      // two pooled rows
 constexpr int kItems3 = kConv3.pooled_side();                 // a pooled row
@@ -114,10 +127,10 @@ __constant__ float c_b1[kConv1.filters];
 __constant__ float c_b2[kConv2.filters];
 __constant__ float c_b3[kConv3.filters];
 
-// x = big + small, big = x rounded to TF32; small keeps the rest exactly (the tensor cores read its top 19
-// bits).
+// x = big + small: big = x rounded to TF32 (to nearest, ties away: integer ops, as cvt.rna.tf32.f32 is not
+// one instruction), small = x - big, exact in FP32 (the tensor cores read its top 19 bits).
 __device__ __forceinline__ void split_tf32(float x, std::uint32_t& big, std::uint32_t& small) {
-  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(big) : "f"(x));
+  big = (__float_as_uint(x) + 0x1000u) & 0xffffe000u;
   small = __float_as_uint(x - __uint_as_float(big));
 }
 
@@ -129,13 +142,13 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const std::uint32_t (&a)
 }
 
 // acc[m][n] += the MT x NT tiles of one implicit GEMM. m-tile m's rows g and g + 8 (g = lane / 4) are the
-// windows whose top-left corners are at in + lo[m] and in + hi[m]; offsets[s * 4 + lane % 4] holds the
+// windows whose top-left corners are at in + Rows::lo(m) and in + Rows::hi(m) (compile-time offsets from
+// the lane's first window, so the loads take immediate offsets); offsets[s * 4 + lane % 4] holds the
 // offsets of K indices 8s + lane % 4 and 8s + lane % 4 + 4; frag[(s * NT + n) * 32 + lane] the matching
 // weights of filters 8n + g. kSplitA: the activations need the big/small split (3 passes), else they are
 // exact in TF32 (2 passes).
-template <int MT, int NT, bool kSplitA>
-__device__ __forceinline__ void mma_conv(const float* in, const int (&lo)[MT], const int (&hi)[MT],
-                                         const int2* offsets, const float2* frag, int steps, int lane,
+template <int MT, int NT, bool kSplitA, class Rows>
+__device__ __forceinline__ void mma_conv(const float* in, const int2* offsets, const float2* frag, int steps, int lane,
                                          float (&acc)[MT][NT][4]) {
 #pragma unroll 2
   for (int s = 0; s < steps; ++s) {
@@ -150,7 +163,9 @@ __device__ __forceinline__ void mma_conv(const float* in, const int (&lo)[MT], c
     std::uint32_t ab[MT][4], as[MT][4];
 #pragma unroll
     for (int m = 0; m < MT; ++m) {
-      const float a[4] = {in[lo[m] + o.x], in[hi[m] + o.x], in[lo[m] + o.y], in[hi[m] + o.y]};
+      const float* x = in + o.x;
+      const float* y = in + o.y;
+      const float a[4] = {x[Rows::lo(m)], x[Rows::hi(m)], y[Rows::lo(m)], y[Rows::hi(m)]};
 #pragma unroll
       for (int i = 0; i < 4; ++i) {
         if constexpr (kSplitA)
@@ -242,11 +257,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // (2py, 4g + c), rows g + 8 the row below, so window (py, 2g + h) is in m-tiles 2h and 2h + 1.
     for (int item = warp; item < valid * kItems1; item += kWarps) {
       const int b = item / kItems1, py = item % kItems1;
-      int lo[kMt1], hi[kMt1];
-#pragma unroll
-      for (int c = 0; c < kMt1; ++c) lo[c] = 2 * py * kS1 + 4 * g + c, hi[c] = lo[c] + kS1;
       float acc[kMt1][Conv1::kNTiles][4] = {};
-      mma_conv<kMt1, Conv1::kNTiles, false>(img_base + b * kImage, lo, hi, off1, frag1, Conv1::kSteps, lane, acc);
+      mma_conv<kMt1, Conv1::kNTiles, false, Rows1>(img_base + b * kImage + 2 * py * kS1 + 4 * g, off1, frag1,
+                                                   Conv1::kSteps, lane, acc);
       float* out = img_base + b * kImage + kIn1;
 #pragma unroll
       for (int h = 0; h < 2; ++h)
@@ -267,13 +280,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // conv pixels (2py, 8x + g), py = 2 pair + r. Then conv3's input border (conv1's input is dead).
     for (int item = warp; item < valid * kItems2; item += kWarps) {
       const int b = item / kItems2, pair = item % kItems2;
-      int lo[kMt2], hi[kMt2];
-#pragma unroll
-      for (int m = 0; m < kMt2; ++m)
-        lo[m] = 2 * (2 * pair + m / 2) * kP2 + kMmaM / 2 * (m % 2) + g, hi[m] = lo[m] + kP2;
       float acc[kMt2][Conv2::kNTiles][4] = {};
-      mma_conv<kMt2, Conv2::kNTiles, true>(img_base + b * kImage + kIn1, lo, hi, off2, frag2, Conv2::kSteps, lane,
-                                           acc);
+      mma_conv<kMt2, Conv2::kNTiles, true, Rows2>(img_base + b * kImage + kIn1 + 4 * pair * kP2 + g, off2, frag2,
+                                                  Conv2::kSteps, lane, acc);
       float* out = img_base + b * kImage;  // conv3's input
 #pragma unroll
       for (int m = 0; m < kMt2; ++m)
@@ -297,9 +306,9 @@ __global__ void __launch_bounds__(kThreads, 1)
     // conv3 + ReLU + pool. Warp item (image, pooled row py): rows g are conv pixels (2py, g).
     for (int item = warp; item < valid * kItems3; item += kWarps) {
       const int b = item / kItems3, py = item % kItems3;
-      const int lo[1] = {2 * py * kP3 + g}, hi[1] = {lo[0] + kP3};
       float acc[kMt3][Conv3::kNTiles][4] = {};
-      mma_conv<kMt3, Conv3::kNTiles, true>(img_base + b * kImage, lo, hi, off3, frag3, Conv3::kSteps, lane, acc);
+      mma_conv<kMt3, Conv3::kNTiles, true, Rows3>(img_base + b * kImage + 2 * py * kP3 + g, off3, frag3, Conv3::kSteps,
+                                                  lane, acc);
       float* pooled = img_base + b * kImage + kIn1 + kIn2;
       constexpr int kSide3 = kConv3.pooled_side();
 #pragma unroll
