@@ -28,6 +28,10 @@ std::unique_ptr<Backend> make_cuda_backend() {
                             "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)",
             false},
            cuda::open_fused_tf32x3},
+          {{"fused_fp16x3", "as fused_tf32x3 with FP16 tiles (m16n8k16, twice the TF32 rate), 3 passes of hi/lo "
+                            "halves, activations and weights stored split: FP32 accuracy",
+            false},
+           cuda::open_fused_fp16x3},
       });
 }
 
