@@ -5,7 +5,7 @@
 # Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process), the
 # PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_batch and cudnn (when <build>-kokkos is
 # carried, see gpu-build.sh), compute-sanitizer memcheck/racecheck, and Nsight Compute summaries of
-# cuda:fused and cuda:fused_batch. Each step says what it runs; a failing step is reported and the next one
+# the fused CUDA variants. Each step says what it runs; a failing step is reported and the next one
 # still runs.
 set -uo pipefail
 build=${1:?usage: gpu-bench.sh <build-dir> <out-dir>}
@@ -14,17 +14,7 @@ mkdir -p "$out"
 status=0
 step() { echo; echo "=== $*"; }
 
-# Runtime libraries the carried build needs and the GPU machine may lack: GCC's libgomp with its nvptx
-# plugin (scripts/openacc-runtime.sh puts them in <build>/openacc-runtime), and cuDNN/cuBLAS, which the
-# PyTorch installation there ships when the CUDA toolkit does not.
-libs=$build/openacc-runtime:$build/testlibs
-for lib in libcudnn.so.9 libcublas.so.13; do
-  if ! ldconfig -p | grep -q "$lib" && [ ! -e /usr/local/cuda/lib64/$lib ]; then
-    found=$(find / -xdev -name "$lib" -not -path "*/proc/*" 2>/dev/null | head -n 1)
-    [ -n "$found" ] && libs=$libs:$(dirname "$found")
-  fi
-done
-export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+source "$(dirname "$0")/gpu-libs.sh"
 suite=$build/bin/suite
 gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
 
@@ -65,11 +55,11 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 if command -v ncu >/dev/null; then
-  for v in fused fused_batch; do
+  for v in fused fused_batch fused_tf32x3 fused_fp16x3; do
     step "Nsight Compute: cuda:$v at 50000 images"
-    ncu --clock-control none --kernel-name "regex:${v}_kernel" --launch-count 1 \
+    ncu --clock-control none --kernel-name "regex:fused.*_kernel" --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
-        --metrics "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
+        --metrics "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_tensor.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
         "$suite" --backend cuda:$v --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
         > "$out/ncu-$v.txt" 2>&1
     grep -E "Duration|Throughput|Occupancy|Registers|ffma|Block Limit|Pipe|stalled" "$out/ncu-$v.txt" | awk '$NF != "0"' | head -n 40

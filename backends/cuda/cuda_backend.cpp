@@ -24,6 +24,14 @@ std::unique_ptr<Backend> make_cuda_backend() {
                            "and activations in shared memory, every warp busy in every layer",
             false},
            cuda::open_fused_batch},
+          {{"fused_tf32x3", "the whole network in one kernel like fused_batch, the convolutions as implicit GEMMs on "
+                            "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)",
+            false},
+           cuda::open_fused_tf32x3},
+          {{"fused_fp16x3", "as fused_tf32x3 with FP16 tiles (m16n8k16, twice the TF32 rate), 3 passes of hi/lo "
+                            "halves, activations and weights stored split: FP32 accuracy",
+            false},
+           cuda::open_fused_fp16x3},
       });
 }
 

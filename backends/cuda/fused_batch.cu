@@ -67,19 +67,6 @@ __constant__ float c_b3[F3];
 // conv3's input, padded 12x12 planes.
 __device__ __forceinline__ int in3_at(int c, int y, int x) { return (c * P3 + y) * P3 + x; }
 
-// Position j of the 2-wide border of a padded plane of side S (8S - 16 positions), as an offset in the plane.
-template <int S>
-__device__ __forceinline__ int border_at(int j) {
-  if (j < 4 * S) {
-    const int r = j / S;
-    return (r < 2 ? r : S - 4 + r) * S + j % S;
-  }
-  const int k = j - 4 * S, col = k % 4;
-  return (2 + k / 4) * S + (col < 2 ? col : S - 4 + col);
-}
-template <int S>
-constexpr int kBorder = 8 * S - 16;
-
 // Canonical weights [f][c][tap] -> the shared-memory layouts above. Once per block.
 __device__ void stage_weights(float* s, const float* w1, const float* w2, const float* w3) {
   const int t = threadIdx.x;
@@ -119,16 +106,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const float* w3r = smem + kOffW3Rest;
   float* img_base = smem + kOffImages;
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  // The batch's pixels, 4 uint8 per word, word t + k * kThreads in pixels[k]: loaded one batch ahead
-  // (before conv3 of the previous batch), so the DRAM latency hides behind conv3 and the FC layer.
+  // The batch's pixels, 4 uint8 per word, loaded one batch ahead (before conv3 of the previous batch), so
+  // the DRAM latency hides behind conv3 and the FC layer.
   std::uint32_t pixels[kPixelWords];
-  const auto fetch = [&](int first) {
-    const std::uint32_t* words = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
-    const int n = min(kB, count - first) * (kImageBytes / 4);
-#pragma unroll
-    for (int k = 0; k < kPixelWords; ++k)
-      if (t + k * kThreads < n) pixels[k] = __ldg(words + t + k * kThreads);
-  };
+  const auto fetch = [&](int first) { fetch_pixel_words<kThreads>(images, first, min(kB, count - first), pixels); };
   if (blockIdx.x * kB < count) fetch(blockIdx.x * kB);
   stage_weights(smem, w1, w2, w3);
 
@@ -236,28 +217,10 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    // FC + softmax: warp b takes image b; lanes split the 320 inputs, a butterfly gives every lane all 10
-    // logits, lane k writes probability k.
-    if (warp < valid) {
-      const float* pooled = img_base + warp * kImage + kIn1 + kIn2;
-      float z[kClasses];
-#pragma unroll
-      for (int o = 0; o < kClasses; ++o) {
-        float a = 0;
-#pragma unroll
-        for (int i = lane; i < kPooled; i += 32) a += __ldg(wfc + o * kPooled + i) * pooled[i];
-#pragma unroll
-        for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
-        z[o] = a + __ldg(bfc + o);
-      }
-      softmax10(z);
-      if (lane < kClasses) {
-        float mine = z[0];
-#pragma unroll
-        for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
-        probs[std::size_t(first + warp) * kClasses + lane] = mine;
-      }
-    }
+    // FC + softmax: warp b takes image b.
+    if (warp < valid)
+      fc_softmax_warp(img_base + warp * kImage + kIn1 + kIn2, wfc, bfc, probs + std::size_t(first + warp) * kClasses,
+                      lane);
   }
 }
 

@@ -1,6 +1,9 @@
-// Device pieces the fused kernels share (cuda:fused, cuda:fused_batch): both compute a pooled output from
-// the 2x2 conv outputs under it, reading the 6x6 input window of one channel into registers.
+// Device pieces the fused kernels share (cuda:fused, cuda:fused_batch, cuda:fused_tf32x3): the CUDA-core
+// ones compute a pooled output from the 2x2 conv outputs under it, reading the 6x6 input window of one
+// channel into registers; all of them zero stored padding and end with the same FC + softmax.
 #pragma once
+
+#include "backends/cuda/kernels_common.cuh"
 
 namespace cnn::cuda {
 
@@ -53,6 +56,56 @@ __device__ __forceinline__ void accumulate_taps(float (&acc)[NF][4], const float
 // max of the 2x2 outputs, + bias (the same for all four), then ReLU.
 __device__ __forceinline__ float pool_relu(const float (&a)[4], float bias) {
   return fmaxf(fmaxf(fmaxf(a[0], a[1]), fmaxf(a[2], a[3])) + bias, 0.0f);
+}
+
+// The pixels of images [first, first + n) (uint8, planar), 4 to a 32-bit word: word t + k * kThreads of
+// them into words[k], for thread t. Fused kernels load a batch this way one batch ahead, so that the DRAM
+// latency hides behind the previous batch's last layers.
+template <int kThreads, int kWords>
+__device__ __forceinline__ void fetch_pixel_words(const std::uint8_t* __restrict__ images, int first, int n,
+                                                  std::uint32_t (&words)[kWords]) {
+  const std::uint32_t* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
+  const int count = n * (kImageBytes / 4);
+#pragma unroll
+  for (int k = 0; k < kWords; ++k)
+    if (int(threadIdx.x) + k * kThreads < count) words[k] = __ldg(src + threadIdx.x + k * kThreads);
+}
+
+// Position j of the 2-wide border of a padded plane of side P stored with row stride S (8P - 16 positions),
+// as an offset in the plane.
+template <int P, int S = P>
+__device__ __forceinline__ int border_at(int j) {
+  if (j < 4 * P) {
+    const int r = j / P;
+    return (r < 2 ? r : P - 4 + r) * S + j % P;
+  }
+  const int k = j - 4 * P, col = k % 4;
+  return (2 + k / 4) * S + (col < 2 ? col : P - 4 + col);
+}
+template <int P>
+constexpr int kBorder = 8 * P - 16;
+
+// FC + softmax of one image by one warp: lanes split the kFc.inputs() pooled values, a butterfly gives every
+// lane all 10 logits, lane k writes probability k to out[k].
+__device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float* __restrict__ wfc,
+                                                const float* __restrict__ bfc, float* __restrict__ out, int lane) {
+  float z[kClasses];
+#pragma unroll
+  for (int o = 0; o < kClasses; ++o) {
+    float a = 0;
+#pragma unroll
+    for (int i = lane; i < kFc.inputs(); i += 32) a += __ldg(wfc + o * kFc.inputs() + i) * pooled[i];
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
+    z[o] = a + __ldg(bfc + o);
+  }
+  softmax10(z);
+  if (lane < kClasses) {
+    float mine = z[0];
+#pragma unroll
+    for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
+    out[lane] = mine;
+  }
 }
 
 }  // namespace cnn::cuda

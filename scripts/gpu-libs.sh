@@ -1,0 +1,13 @@
+# Sourced by the GPU-machine scripts (gpu-bench.sh, gpu-tensor-bench.sh) with $build set: puts on
+# LD_LIBRARY_PATH the runtime libraries a carried build needs and the GPU machine may lack: GCC's libgomp
+# with its nvptx plugin (scripts/openacc-runtime.sh puts them in <build>/openacc-runtime), Google Benchmark
+# (<build>/testlibs), and cuDNN/cuBLAS, which the PyTorch installation there ships when the CUDA toolkit
+# does not.
+libs=$build/openacc-runtime:$build/testlibs
+for lib in libcudnn.so.9 libcublas.so.13; do
+  if ! ldconfig -p | grep -q "$lib" && [ ! -e /usr/local/cuda/lib64/$lib ]; then
+    found=$(find / -xdev -name "$lib" -not -path "*/proc/*" 2>/dev/null | head -n 1)
+    [ -n "$found" ] && libs=$libs:$(dirname "$found")
+  fi
+done
+export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
