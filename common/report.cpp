@@ -63,6 +63,10 @@ json run_to_json(const RunRecord& r) {
   for (const auto& [k, val] : r.device_info) dev[k] = val;
   j["device_info"] = dev;
   j["memory_bytes"] = {{"host_peak", r.peak_host_memory_bytes}, {"device_peak", r.peak_device_memory_bytes}};
+  j["machine_load"] = {{"load_avg_1min_start", r.load_start.load_avg_1min},
+                       {"load_avg_1min_end", r.load_end.load_avg_1min},
+                       {"other_runnable_start", r.load_start.other_runnable},
+                       {"other_runnable_end", r.load_end.other_runnable}};
   return j;
 }
 

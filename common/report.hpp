@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/backend.hpp"
+#include "common/system_info.hpp"
 #include "common/validation.hpp"
 
 namespace cnn {
@@ -27,6 +28,7 @@ struct RunRecord {
   Validation validation;
   std::vector<std::pair<std::string, std::string>> device_info;
   std::size_t peak_host_memory_bytes = 0, peak_device_memory_bytes = 0;
+  MachineLoad load_start, load_end;  // how busy the machine was around the run
 
   double forward_median_ms() const;
   double images_per_s() const;

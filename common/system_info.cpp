@@ -3,6 +3,8 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -49,6 +51,28 @@ std::size_t peak_host_memory_bytes() {
   rusage ru{};
   ::getrusage(RUSAGE_SELF, &ru);
   return std::size_t(ru.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+MachineLoad machine_load() {
+  MachineLoad m;
+  double avg[1] = {0};
+  if (::getloadavg(avg, 1) == 1) m.load_avg_1min = avg[0];
+  int least = 1 << 20;
+  for (int sample = 0; sample < 5; ++sample) {
+    if (sample) ::usleep(10'000);
+    std::ifstream in("/proc/stat");
+    std::string key;
+    int value = 0;
+    while (in >> key) {
+      if (key == "procs_running" && in >> value) {
+        least = std::min(least, value - 1);
+        break;
+      }
+      in.ignore(1 << 20, '\n');
+    }
+  }
+  m.other_runnable = least == (1 << 20) ? 0 : std::max(0, least);
+  return m;
 }
 
 void reset_peak_host_memory() {

@@ -15,4 +15,13 @@ std::string utc_now_iso8601();
 std::size_t peak_host_memory_bytes();
 void reset_peak_host_memory();
 
+// How busy the machine is: the 1-minute load average, and the processes runnable right now besides this
+// one (the least of a few samples over 50 ms: /proc/stat's procs_running counts this process too).
+// The load average lags by a minute and includes this process' own last run; the runnable count does not.
+struct MachineLoad {
+  double load_avg_1min = 0;
+  int other_runnable = 0;
+};
+MachineLoad machine_load();
+
 }  // namespace cnn

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Quick start 1: installs what is missing (Debian packages), builds the `default` preset (Release, every
-# backend whose toolchain is found) and runs the suite. Arguments go to `suite` (default: every backend
-# this machine can run, 1200 images; table on screen, JSON report in results/local/).
+# Quick start 1: installs what is missing (Debian packages), configures the `default` preset (Release,
+# every backend whose toolchain is found), shows which backends are built and why not, builds only the
+# `suite` binary and runs it. Arguments go to `suite` (default: every backend this machine can run,
+# 1200 images; table on screen, JSON report in results/local/). scripts/run-tests.sh reuses this build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-cmake --preset default >/dev/null
-cmake --build --preset default -j"$(nproc)"
+cmake --preset default | sed -n 's/^-- \(backend .*\)/\1/p'
+cmake --build --preset suite -j"$(nproc)"
 exec build/default/bin/suite "$@"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Quick start 2: installs what is missing, builds the `ci` preset (warnings are errors) and runs every
-# test under ctest. Pass `asan` to use the AddressSanitizer + UBSan preset instead.
+# Quick start 2: installs what is missing, builds the `ci` preset (the same tree as scripts/run-suite.sh,
+# build/default, warnings are errors) and runs every test under ctest. Pass `asan` to use the
+# AddressSanitizer + UBSan preset (its own tree) instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-ci}

@@ -163,6 +163,12 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   RunRecord r;
   r.backend = sel.backend->name();
   r.variant = sel.variant.name;
+  r.load_start = machine_load();
+  if (!opt.quiet && r.load_start.other_runnable >= std::max(1, logical_cores() / 2)) {
+    std::cerr << "suite: warning: the machine is busy (" << r.load_start.other_runnable
+              << " other processes runnable, load average " << r.load_start.load_avg_1min << " on " << logical_cores()
+              << " cores) before " << r.backend << ":" << r.variant << ": its timings may be unreliable\n";
+  }
   r.images = in.images;
   r.distinct_images = in.distinct;
 
@@ -238,6 +244,7 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   }
   r.peak_device_memory_bytes = session->device_memory_bytes();
   r.peak_host_memory_bytes = peak_host_memory_bytes();
+  r.load_end = machine_load();
   return r;
 }
 

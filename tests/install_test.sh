@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# `cmake --install` into a temporary prefix, then the installed suite run from another directory: it must
+# find its own data (not the source tree's), and the installed report script must read its report.
+set -euo pipefail
+build=${1:?usage: install_test.sh <build-dir>}
+prefix=$(mktemp -d)
+elsewhere=$(mktemp -d)
+trap 'rm -rf "$prefix" "$elsewhere"' EXIT
+cmake --install "$build" --prefix "$prefix" >/dev/null
+cd "$elsewhere"
+"$prefix/bin/suite" --version
+"$prefix/bin/suite" --backend serial:opt --images 20 --quiet --output r.json
+grep -q "\"$prefix/share/cnn-suite/data/cifar10/data_batch_1.bin\"" r.json || {
+  echo "the installed suite did not read its installed data:"; grep -A2 '"data"' r.json; exit 1; }
+"$prefix/share/cnn-suite/scripts/report" r.json | grep -q "serial:opt"
+[ "$(ls -A)" = "r.json" ] || { echo "created more than the report: $(ls -A)"; exit 1; }
+echo "installed suite ran from $elsewhere and read $prefix/share/cnn-suite/data"
