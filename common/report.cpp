@@ -1,6 +1,7 @@
 #include "common/report.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "common/build_info.hpp"
 #include "common/system_info.hpp"
@@ -87,6 +88,8 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["threads"] = threads_ran;
   m["threads_requested"] = meta.threads_requested;
   m["command_line"] = meta.command_line;
+  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");  // suite/main.cpp defaults it to PASSIVE
+  m["openmp_wait_policy"] = wait_policy ? wait_policy : "";
   m["date_utc"] = utc_now_iso8601();
   m["data"] = meta.data_sources;
   m["weights"] = meta.weights;

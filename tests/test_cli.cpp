@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/system_info.hpp"
 #include "common/variant_table.hpp"
 #include "suite/runner.hpp"
 #include "tests/test_support.hpp"
@@ -386,6 +387,46 @@ TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
   const double bound = 5.0 * kRecordBytes + n * 3072.0 + n * 80.0 + 128.0 * (1 << 20);
   EXPECT_GT(peak, n * 3072.0) << "the cycled images must be counted: is the measurement real?";
   EXPECT_LE(peak, bound) << "host peak " << peak / 1e6 << " MB, bound " << bound / 1e6 << " MB";
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// On a machine without NVIDIA's driver (CI), the CUDA backends say so, not "driver version is insufficient".
+TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
+  if (nvidia_driver_present()) GTEST_SKIP() << "this machine has an NVIDIA driver";
+  bool any_cuda = false;
+  for (const auto& e : all_backends()) {
+    if (!e.make || (e.name != "cuda" && e.name != "cudnn")) continue;
+    any_cuda = true;
+    const Availability a = e.make()->availability();
+    EXPECT_FALSE(a.runnable);
+    EXPECT_NE(a.reason.find("no NVIDIA driver (libcuda.so.1 not found)"), std::string::npos) << e.name << ": " << a.reason;
+  }
+  if (!any_cuda) GTEST_SKIP() << "no CUDA backend built";
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// OpenMP threads sleep instead of spinning unless the user says otherwise (suite/main.cpp), and the report
+// says which policy ran.
+TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet",
+                                         "--output", (dir / "r.json").string()};
+  ASSERT_EQ(run_suite(args).exit_code, 0);
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
+  Launch active;
+  active.env = {"OMP_WAIT_POLICY=ACTIVE"};
+  ASSERT_EQ(run_suite(args, active).exit_code, 0);
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "ACTIVE");
 }
 
 }  // namespace

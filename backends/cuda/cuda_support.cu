@@ -1,6 +1,7 @@
 #include "backends/cuda/cuda_support.hpp"
 
 #include "common/errors.hpp"
+#include "common/system_info.hpp"
 
 namespace cnn::cuda {
 
@@ -26,6 +27,7 @@ Availability availability() {
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess || count == 0) {
     (void)cudaGetLastError();
+    if (!nvidia_driver_present()) return {false, "no CUDA device: no NVIDIA driver (libcuda.so.1 not found)", ""};
     return {false, std::string("no CUDA device (cudaGetDeviceCount: ") +
                        (err == cudaSuccess ? "0 devices" : cudaGetErrorString(err)) + ")",
             ""};

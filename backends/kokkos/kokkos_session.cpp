@@ -1,5 +1,7 @@
 #include "backends/kokkos/kokkos_session.hpp"
 
+#include "common/system_info.hpp"
+
 #include <cstdlib>
 #include <type_traits>
 
@@ -23,6 +25,8 @@ Availability availability() {
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
     int devices = 0;
     const cudaError_t e = cudaGetDeviceCount(&devices);
+    if ((e != cudaSuccess || devices == 0) && !nvidia_driver_present())
+      return {false, "no CUDA device for " + space + ": no NVIDIA driver (libcuda.so.1 not found)", space};
     if (e != cudaSuccess || devices == 0)
       return {false, "no CUDA device for " + space + (e != cudaSuccess ? std::string(" (") + cudaGetErrorString(e) + ")" : ""),
               space};
