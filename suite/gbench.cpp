@@ -2,9 +2,11 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
@@ -88,21 +90,11 @@ std::string local_iso8601() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};
   ::localtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S%z", &tm);  // ...+0000
-  std::string s = buf;
-  if (s.size() >= 5) s.insert(s.size() - 2, ":");              // ...+00:00, as Google Benchmark writes it
-  return s;
-}
-
-double number_or(const json& j, const char* key, double fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string string_or(const json& j, const char* key, const std::string& fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : fallback;
+  char date[32], out[96];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
+  const long off = tm.tm_gmtoff / 60;  // minutes east of UTC, written +00:00 as Google Benchmark does
+  std::snprintf(out, sizeof out, "%s%c%02ld:%02ld", date, off < 0 ? '-' : '+', std::labs(off) / 60, std::labs(off) % 60);
+  return out;
 }
 
 }  // namespace
@@ -126,7 +118,7 @@ GbenchMachine this_machine() {
   return m;
 }
 
-ordered_json to_gbench(const ordered_json& report, const GbenchMachine& machine) {
+ordered_json to_gbench(const std::vector<RunRecord>& runs, const GbenchMachine& machine) {
   ordered_json ctx;
   ctx["date"] = machine.date;
   ctx["host_name"] = machine.host_name;
@@ -142,22 +134,27 @@ ordered_json to_gbench(const ordered_json& report, const GbenchMachine& machine)
   ctx["library_build_type"] = machine.library_build_type;
   ctx["json_schema_version"] = 1;
   // Custom context, as benchmark::AddCustomContext would add it: strings only.
-  const json& meta = report.value("meta", json::object());
-  ctx["suite_version"] = string_or(meta, "suite_version", build_info::version);
-  ctx["git_commit"] = string_or(meta, "git_commit", "unknown");
-  ctx["cpu_model"] = string_or(meta, "cpu_model", "unknown");
-  if (meta.contains("gpu") && meta["gpu"].is_object()) ctx["gpu_name"] = string_or(meta["gpu"], "gpu_name", "unknown");
+  ctx["suite_version"] = build_info::version;
+  ctx["git_commit"] = build_info::git_commit();
+  ctx["cpu_model"] = cpu_model();
+  for (const RunRecord& r : runs) {
+    const auto gpu = std::find_if(r.device_info.begin(), r.device_info.end(),
+                                  [](const auto& kv) { return kv.first == "gpu_name"; });
+    if (gpu != r.device_info.end()) {
+      ctx["gpu_name"] = gpu->second;
+      break;
+    }
+  }
 
   ordered_json benchmarks = ordered_json::array();
-  std::map<std::string, std::int64_t> family_of;         // backend:variant -> family_index
-  std::map<std::string, std::int64_t> instances_of;      // backend:variant -> instances so far
-  for (const json& run : report.value("runs", json::array())) {
-    const std::string family = run.value("backend", "?") + ":" + run.value("variant", "?");
+  std::map<std::string, std::int64_t> family_of;     // backend:variant -> family_index
+  std::map<std::string, std::int64_t> instances_of;  // backend:variant -> instances so far
+  for (const RunRecord& r : runs) {
+    const std::string family = r.backend + ":" + r.variant;
     if (!family_of.count(family)) family_of[family] = std::int64_t(family_of.size());
-    const std::string name = family + "/images:" + std::to_string(run.value("images", std::int64_t{0}));
-    const json& fwd = run.value("forward_ms", json::object());
-    const double median = number_or(fwd, "median", 0);
-    const auto samples = fwd.value("samples", json::array());
+    const std::string name = family + "/images:" + std::to_string(r.images);
+    const auto& samples = r.forward_samples_ms;
+    const double median = r.forward_median_ms();
 
     ordered_json b;
     b["name"] = name;
@@ -167,26 +164,27 @@ ordered_json to_gbench(const ordered_json& report, const GbenchMachine& machine)
     b["run_type"] = "iteration";
     b["repetitions"] = 1;
     b["repetition_index"] = 0;
-    b["threads"] = run.value("threads", 1);
+    b["threads"] = r.threads;
     b["iterations"] = std::int64_t(samples.size());
     b["real_time"] = median;
     b["cpu_time"] = median;
     b["time_unit"] = "ms";
     // Counters: Google Benchmark writes every counter as a double.
-    b["images_per_s"] = number_or(run, "images_per_s", 0);
-    b["gflop_per_s"] = number_or(run, "gflop_per_s", 0);
-    b["accuracy"] = number_or(run, "accuracy", 0);
-    const json& val = run.value("validation", json::object());
-    b["validation_passed"] = val.value("passed", false) ? 1.0 : 0.0;
-    b["max_abs_prob_diff"] = number_or(val, "max_abs_prob_diff", 0);
-    b["forward_min_ms"] = number_or(fwd, "min", median);
-    b["forward_max_ms"] = number_or(fwd, "max", median);
-    b["images"] = number_or(run, "images", 0);
-    b["batch"] = number_or(run, "batch", 0);
-    const json phases = run.value("phases_ms", json::object());
-    for (const auto& [phase, ms] : phases.items())
-      if (ms.is_number()) b[phase + "_ms"] = ms.get<double>();
-    b["label"] = run.value("device", "");
+    b["images_per_s"] = r.images_per_s();
+    b["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;
+    b["accuracy"] = r.accuracy;
+    b["validation_passed"] = r.validation.passed ? 1.0 : 0.0;
+    b["max_abs_prob_diff"] = std::isfinite(r.validation.max_abs_prob_diff) ? r.validation.max_abs_prob_diff : -1.0;
+    b["forward_min_ms"] = samples.empty() ? median : *std::min_element(samples.begin(), samples.end());
+    b["forward_max_ms"] = samples.empty() ? median : *std::max_element(samples.begin(), samples.end());
+    b["images"] = double(r.images);
+    b["batch"] = double(r.batch);
+    for (const auto& [phase, ms] : r.phases_ms) {
+      std::string key = phase;  // (not phase + "_ms": GCC 12 -O2 warns a false -Wrestrict on that)
+      key += "_ms";
+      b[key] = ms;
+    }
+    b["label"] = r.device;
     benchmarks.push_back(b);
   }
   ordered_json out;

@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/report.hpp"
+
 namespace cnn {
 
 struct GbenchCache {
@@ -43,7 +45,8 @@ struct GbenchMachine {
 // Reads them from this machine (/sys, /proc) and this process.
 GbenchMachine this_machine();
 
-// The report of make_report() (common/report.hpp) in Google Benchmark's layout, keys in its order.
-nlohmann::ordered_json to_gbench(const nlohmann::ordered_json& report, const GbenchMachine& machine);
+// The runs of a report in Google Benchmark's layout, keys in its order (built from the run records
+// themselves, not from the report's JSON).
+nlohmann::ordered_json to_gbench(const std::vector<RunRecord>& runs, const GbenchMachine& machine);
 
 }  // namespace cnn

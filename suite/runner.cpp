@@ -329,7 +329,7 @@ std::string stdout_text(const Options& opt, const std::vector<RunRecord>& runs, 
     case Format::json:
       return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     case Format::gbench:
-      return to_gbench(report, this_machine()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+      return to_gbench(runs, this_machine()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     case Format::csv:
       return format_csv(runs);
   }
