@@ -28,6 +28,16 @@ json ordered_object(const std::vector<std::pair<std::string, double>>& kv) {
 
 double RunRecord::forward_median_ms() const { return median(forward_samples_ms); }
 
+double RunRecord::forward_min_ms() const {
+  const auto& s = forward_samples_ms;
+  return s.empty() ? 0 : *std::min_element(s.begin(), s.end());
+}
+
+double RunRecord::forward_max_ms() const {
+  const auto& s = forward_samples_ms;
+  return s.empty() ? 0 : *std::max_element(s.begin(), s.end());
+}
+
 double RunRecord::images_per_s() const {
   const double ms = forward_median_ms();
   return ms > 0 ? double(images) / (ms / 1000.0) : 0;
@@ -44,11 +54,10 @@ json run_to_json(const RunRecord& r) {
   j["threads"] = r.threads;
   j["phases_ms"] = ordered_object(r.phases_ms);
   if (!r.layers_ms.empty()) j["layers_ms"] = ordered_object(r.layers_ms);
-  const auto& s = r.forward_samples_ms;
-  j["forward_ms"] = {{"min", s.empty() ? 0 : *std::min_element(s.begin(), s.end())},
+  j["forward_ms"] = {{"min", r.forward_min_ms()},
                      {"median", r.forward_median_ms()},
-                     {"max", s.empty() ? 0 : *std::max_element(s.begin(), s.end())},
-                     {"samples", s}};
+                     {"max", r.forward_max_ms()},
+                     {"samples", r.forward_samples_ms}};
   j["images_per_s"] = r.images_per_s();
   j["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;
   j["accuracy"] = r.accuracy;

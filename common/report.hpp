@@ -31,6 +31,8 @@ struct RunRecord {
   MachineLoad load_start, load_end;  // how busy the machine was around the run
 
   double forward_median_ms() const;
+  double forward_min_ms() const;  // 0 without samples
+  double forward_max_ms() const;
   double images_per_s() const;
 };
 

@@ -175,8 +175,8 @@ ordered_json to_gbench(const std::vector<RunRecord>& runs, const GbenchMachine& 
     b["accuracy"] = r.accuracy;
     b["validation_passed"] = r.validation.passed ? 1.0 : 0.0;
     b["max_abs_prob_diff"] = std::isfinite(r.validation.max_abs_prob_diff) ? r.validation.max_abs_prob_diff : -1.0;
-    b["forward_min_ms"] = samples.empty() ? median : *std::min_element(samples.begin(), samples.end());
-    b["forward_max_ms"] = samples.empty() ? median : *std::max_element(samples.begin(), samples.end());
+    b["forward_min_ms"] = samples.empty() ? median : r.forward_min_ms();
+    b["forward_max_ms"] = samples.empty() ? median : r.forward_max_ms();
     b["images"] = double(r.images);
     b["batch"] = double(r.batch);
     for (const auto& [phase, ms] : r.phases_ms) {

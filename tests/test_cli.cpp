@@ -299,29 +299,12 @@ TEST(Failures, ReadOnlyOutputDirectoryEvenForRoot) {
 
 // A signal in the middle of a long run: a clear line, exit 128 + signal, and no report or temporary file.
 void expect_clean_interrupt(int sig, int expected_code, const char* expected_line) {
-  TempDir dir;
-  const fs::path report = dir / "r.json";
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(err, 2);
-    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", "4000", "--output",
-            report.c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::usleep(2500 * 1000);  // after loading and the reference, inside the forward pass (4000 images take ~15 s)
-  ::kill(pid, sig);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), expected_code);
-  std::ifstream in(dir / "stderr");
-  const std::string err((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(err.find(expected_line), std::string::npos) << err;
-  for (const auto& entry : fs::directory_iterator(dir.path))
-    EXPECT_EQ(entry.path().filename(), "stderr") << "left behind: " << entry.path();
+  // After loading and the reference, inside the forward pass.
+  const Interrupted r = interrupt_suite(sig, 2500, "4000");
+  ASSERT_TRUE(WIFEXITED(r.status));
+  EXPECT_EQ(WEXITSTATUS(r.status), expected_code);
+  EXPECT_NE(r.err.find(expected_line), std::string::npos) << r.err;
+  for (const auto& name : r.left) ADD_FAILURE() << "left behind: " << name;
 }
 
 TEST(Failures, SigintMidRunLeavesNoReportAndExits130) {

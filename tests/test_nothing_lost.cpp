@@ -388,38 +388,9 @@ TEST(NothingLost, AllCombinesWithNamedBackends) {
 
 // ---- 11: signals
 
-// Starts a 4000-image serial:naive run (about 15 s), signals it after `after_ms`, returns its stderr.
-struct Interrupted {
-  int status;
-  std::string err;
-  std::vector<std::string> left;
-};
-Interrupted interrupt_run(int sig, int after_ms, bool ignore_sigint, const std::string& images) {
-  TempDir dir;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(err, 2);
-    if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
-    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
-            "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  ::usleep(after_ms * 1000);
-  ::kill(pid, sig);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  Interrupted out{status, slurp(dir / "stderr"), {}};
-  for (const auto& n : files_in(dir.path))
-    if (n != "stderr") out.left.push_back(n);
-  return out;
-}
-
 TEST(NothingLost, HangupUserAndAlarmSignalsLeaveNoTemporaryFile) {
   for (const auto& [sig, name] : {std::pair{SIGHUP, "SIGHUP"}, {SIGUSR1, "SIGUSR1"}, {SIGALRM, "SIGALRM"}}) {
-    const Interrupted r = interrupt_run(sig, 2500, false, "4000");
+    const Interrupted r = interrupt_suite(sig, 2500, "4000");
     ASSERT_TRUE(WIFEXITED(r.status)) << name << " killed the process without the handler";
     EXPECT_EQ(WEXITSTATUS(r.status), 128 + sig);
     EXPECT_NE(r.err.find(std::string("terminated by ") + name + ", no report written"), std::string::npos) << r.err;
@@ -428,7 +399,7 @@ TEST(NothingLost, HangupUserAndAlarmSignalsLeaveNoTemporaryFile) {
 }
 
 TEST(NothingLost, AnIgnoredSigintStaysIgnored) {
-  const Interrupted r = interrupt_run(SIGINT, 300, true, "200");
+  const Interrupted r = interrupt_suite(SIGINT, 300, "200", true);
   ASSERT_TRUE(WIFEXITED(r.status));
   EXPECT_EQ(WEXITSTATUS(r.status), 0) << r.err;
   EXPECT_EQ(r.left, std::vector<std::string>{"r.json"});

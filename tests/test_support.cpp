@@ -77,6 +77,29 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
   return {code, how.stdout_path.empty() ? slurp(out) : std::string(), slurp(err)};
 }
 
+Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bool ignore_sigint) {
+  TempDir dir;
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(err, 2);
+    if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
+    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
+            "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  ::usleep(after_ms * 1000);
+  ::kill(pid, sig);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  Interrupted out{status, slurp(dir / "stderr"), {}};
+  for (const auto& e : fs::directory_iterator(dir.path))
+    if (e.path().filename() != "stderr") out.left.push_back(e.path().filename().string());
+  return out;
+}
+
 TempDir::TempDir() {
   static std::mt19937_64 rng(std::random_device{}());
   path = fs::temp_directory_path() / ("suite-test-" + std::to_string(::getpid()) + "-" + std::to_string(rng()));
