@@ -3,6 +3,9 @@
 // same Session interface the harness uses. A new backend is covered here without touching this file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "common/registry.hpp"
 #include "common/validation.hpp"
 #include "tests/test_support.hpp"
@@ -62,12 +65,31 @@ TEST_P(EveryVariant, MatchesFp64ReferenceOnOddImageCounts) {
 INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(runnable_variants()),
                          [](const auto& info) { return info.param.backend + "_" + info.param.variant; });
 
-TEST(Registry, ListsSerialAndEveryPlannedModel) {
+// The registry is the backends/ folders, built or not (the build knows them all), then backends registered in
+// this binary only: the test backend of tests/throwaway_backend/, which no other file names.
+TEST(Registry, ListsEveryBackendFolderThenTheTestBackend) {
   std::vector<std::string> names;
   for (const auto& e : all_backends()) names.push_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"serial", "openmp", "openacc", "kokkos", "cuda", "cudnn"}));
+  std::vector<std::string> expected = backend_folders();
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(names.front(), "serial") << "known models first, the baseline leading";
+  std::sort(names.begin(), names.end() - 1);
+  expected.push_back("throwaway");
+  EXPECT_EQ(names, expected);
   for (const auto& e : all_backends())
     if (!e.make) EXPECT_FALSE(e.not_built_reason.empty()) << e.name << " must say why it is not built";
+}
+
+TEST(Registry, BuildsEveryRegisteredBackendAndRefusesUnknownOnes) {
+  for (const auto& name : registered_backend_names()) {
+    const auto backend = make_registered_backend(name);
+    EXPECT_EQ(backend->name(), name);
+    EXPECT_FALSE(backend->variants().empty()) << name;
+  }
+  EXPECT_THROW(make_registered_backend("nosuch"), std::logic_error);
+  const auto throwaway = make_registered_backend("throwaway");
+  ASSERT_EQ(throwaway->variants().size(), 1u);
+  EXPECT_EQ(throwaway->variants()[0].name, "fp64");
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 #include "backends/cuda/device_session.hpp"
 #include "backends/cuda/fused_parts.cuh"
 #include "backends/cuda/kernels_common.cuh"
-#include "backends/cuda/variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -217,10 +217,12 @@ class FusedSession final : public DeviceSession {
   int resident_blocks_ = 1;
 };
 
+const VariantRegistration kFused{"cuda", 3,
+                                  {"fused",
+     "the whole network in one kernel: a block per image at a time, every activation in shared memory, uint8 "
+     "pixels in, 10 probabilities out",
+     false},
+                                  open_session<FusedSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_fused(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config);
-}
-
 }  // namespace cnn::cuda

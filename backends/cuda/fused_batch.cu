@@ -15,7 +15,7 @@
 #include "backends/cuda/device_session.hpp"
 #include "backends/cuda/fused_parts.cuh"
 #include "backends/cuda/kernels_common.cuh"
-#include "backends/cuda/variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -290,10 +290,12 @@ class FusedBatchSession final : public DeviceSession {
   int sms_ = 1;
 };
 
+const VariantRegistration kFusedBatch{"cuda", 4,
+                                  {"fused_batch",
+     "the whole network in one kernel: a block per SM on 3 images at a time, all weights and activations in "
+     "shared memory, every warp busy in every layer",
+     false},
+                                  open_session<FusedBatchSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_fused_batch(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedBatchSession>(net, config);
-}
-
 }  // namespace cnn::cuda

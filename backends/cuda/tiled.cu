@@ -6,7 +6,7 @@
 //   would overflow the 64 KB of constant memory next to them, so it comes through the read-only cache;
 // - the 5x5 loops are unrolled, and each thread computes FPT filters of its pixel (input reuse in registers).
 #include "backends/cuda/layerwise.cuh"
-#include "backends/cuda/variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -83,10 +83,15 @@ struct TiledConv {
   }
 };
 
+const VariantRegistration kTiled{
+    "cuda", 2,
+    {"tiled",
+     "layer by layer; input planes staged in shared memory, conv1/conv2 weights in constant memory, unrolled 5x5 "
+     "loops, several filters per thread",
+     true},
+    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
+      return std::make_unique<layerwise::LayerwiseSession<TiledConv>>("cuda:tiled", net, config);
+    }};
+
 }  // namespace
-
-std::unique_ptr<Session> open_tiled(const Network& net, const RunConfig& config) {
-  return std::make_unique<layerwise::LayerwiseSession<TiledConv>>("cuda:tiled", net, config);
-}
-
 }  // namespace cnn::cuda

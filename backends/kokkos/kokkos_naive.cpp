@@ -1,7 +1,7 @@
 // kokkos:naive: the network layer by layer, one flat parallel_for (RangePolicy) per layer over every output
 // value of a chunk of images, with a fence after each so that each of the 11 layers gets its own time.
 #include "backends/kokkos/kokkos_session.hpp"
-#include "backends/kokkos/kokkos_variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::kokkos {
 namespace {
@@ -122,10 +122,10 @@ class NaiveSession final : public KokkosSession {
   Floats input_, c1_, p1_, c2_, p2_, c3_, p3_;
 };
 
+const VariantRegistration kNaive{
+    "kokkos", 1,
+    {"naive", "layer by layer: one RangePolicy parallel_for per layer over all outputs of a chunk", true},
+    open_session<NaiveSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<NaiveSession>(net, config);
-}
-
 }  // namespace cnn::kokkos

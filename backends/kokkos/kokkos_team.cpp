@@ -3,7 +3,7 @@
 // conv+ReLU+pool is one pass: a thread computes the four conv outputs of a pooling window and keeps the
 // largest. Only the pixels are read from and the ten probabilities written to global memory.
 #include "backends/kokkos/kokkos_session.hpp"
-#include "backends/kokkos/kokkos_variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::kokkos {
 namespace {
@@ -84,10 +84,10 @@ class TeamSession final : public KokkosSession {
   }
 };
 
+const VariantRegistration kTeam{
+    "kokkos", 2,
+    {"team", "TeamPolicy, a team per image, activations in team scratch, conv+ReLU+pool fused", false},
+    open_session<TeamSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_team(const Network& net, const RunConfig& config) {
-  return std::make_unique<TeamSession>(net, config);
-}
-
 }  // namespace cnn::kokkos

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "backends/kokkos/kokkos_session.hpp"
-#include "backends/kokkos/kokkos_variants.hpp"
+#include "common/registry.hpp"
 #include "common/flush_denormals.hpp"
 
 #if defined(__CUDA_ARCH__)
@@ -500,10 +500,10 @@ class TiledSession final : public KokkosSession {
   Floats w1_, w2_, w3_;
 };
 
+const VariantRegistration kTiled{
+    "kokkos", 3,
+    {"tiled", "team per image, padded scratch, repacked weights, register tiles chosen per space", false},
+    open_session<TiledSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_tiled(const Network& net, const RunConfig& config) {
-  return std::make_unique<TiledSession>(net, config);
-}
-
 }  // namespace cnn::kokkos

@@ -6,7 +6,7 @@
 // iteration reuse its input patch for kFilterGroup filters.
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
-#include "backends/openacc/openacc_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 
 namespace cnn::openacc {
@@ -54,14 +54,20 @@ class FusedSession final : public OpenAccSession {
   Mirror<float> pool_out_[3];
 };
 
+const VariantRegistration kGangs{
+    "openacc", 3,
+    {"gangs", "conv+ReLU+pool and FC+softmax fused; a gang per image, worker x vector over filters x pixels", false},
+    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
+      return std::make_unique<FusedSession>(net, config, Mapping::gang_images);
+    }};
+
+const VariantRegistration kBatch{
+    "openacc", 4,
+    {"batch", "the fused regions as one gang-worker-vector loop over images x filter groups x pixels, 4 filters each",
+     false},
+    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
+      return std::make_unique<FusedSession>(net, config, Mapping::flat);
+    }};
+
 }  // namespace
-
-std::unique_ptr<Session> open_gangs(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config, Mapping::gang_images);
-}
-
-std::unique_ptr<Session> open_batch(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config, Mapping::flat);
-}
-
 }  // namespace cnn::openacc

@@ -7,7 +7,7 @@
 //    the same clauses find everything present and nothing moves inside forward().
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
-#include "backends/openacc/openacc_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 
 namespace cnn::openacc {
@@ -108,14 +108,19 @@ class LayerwiseSession final : public OpenAccSession {
   Mirror<float> conv_out_[3], pool_out_[3];
 };
 
+const VariantRegistration kNaive{
+    "openacc", 1,
+    {"naive", "the thesis' first port: a parallel loop per layer, weights and activations copied each call", true},
+    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
+      return std::make_unique<LayerwiseSession>(net, config, false);
+    }};
+
+const VariantRegistration kData{
+    "openacc", 2,
+    {"data", "the same loops, with weights, images and activations resident on the device (present)", true},
+    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
+      return std::make_unique<LayerwiseSession>(net, config, true);
+    }};
+
 }  // namespace
-
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayerwiseSession>(net, config, false);
-}
-
-std::unique_ptr<Session> open_data(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayerwiseSession>(net, config, true);
-}
-
 }  // namespace cnn::openacc

@@ -5,7 +5,7 @@
 #include <omp.h>
 
 #include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/openmp/openmp_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
 
@@ -48,10 +48,10 @@ class BatchSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
+const VariantRegistration kBatch{
+    "openmp", 2,
+    {"batch", "threads over images, each running serial:opt's kernel with its activations in cache", false},
+    open_session<BatchSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_batch(const Network& net, const RunConfig& config) {
-  return std::make_unique<BatchSession>(net, config);
-}
-
 }  // namespace cnn::openmp

@@ -3,7 +3,7 @@
 // filters are contiguous, and blocks registers over a vector of pixels times all filters.
 // Measured on the 2-core AVX-512 dev machine: see backends/openmp/README.md.
 #include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/serial/serial_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
 
@@ -30,10 +30,10 @@ class OptSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
+const VariantRegistration kOpt{
+    "serial", 2,
+    {"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false},
+    open_session<OptSession>};
+
 }  // namespace
-
-std::unique_ptr<Session> open_opt(const Network& net, const RunConfig& config) {
-  return std::make_unique<OptSession>(net, config);
-}
-
 }  // namespace cnn::serial
