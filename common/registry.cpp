@@ -27,7 +27,7 @@ BackendRegistration::BackendRegistration(std::string backend, Availability (*ava
   registrations()[std::move(backend)].availability = availability;
 }
 
-VariantRegistration::VariantRegistration(std::string backend, int order, VariantInfo info, OpenSession open) {
+VariantRegistration::VariantRegistration(std::string backend, int order, OpenSession open, VariantInfo info) {
   registrations()[std::move(backend)].variants.emplace_back(order, std::move(info), open);
 }
 
@@ -64,7 +64,8 @@ std::vector<RegistryEntry> registry_entries(const std::vector<std::pair<std::str
       out.push_back({name, nullptr, why_not});
   }
   for (const auto& name : registered_backend_names()) {
-    const bool known = std::any_of(configured.begin(), configured.end(), [&](const auto& c) { return c.first == name; });
+    const bool known =
+        std::any_of(configured.begin(), configured.end(), [&](const auto& c) { return c.first == name; });
     if (!known) out.push_back({name, maker(name), ""});
   }
   return out;

@@ -32,11 +32,12 @@ struct BackendRegistration {
 };
 
 // In each variant file, next to its code:
-//   const VariantRegistration kOpt{"serial", 2, {"opt", "what this step changes", false}, open_session<OptSession>};
+//   const VariantRegistration kOpt{"serial", 2, open_session<SerialOptSession>,
+//       {"opt", "what this step changes", /*layerwise=*/false}};
 // `order` places the variant in its backend's list (1: the thesis' faithful port), because the order in which
 // static objects of different files are constructed is unspecified.
 struct VariantRegistration {
-  VariantRegistration(std::string backend, int order, VariantInfo info, OpenSession open);
+  VariantRegistration(std::string backend, int order, OpenSession open, VariantInfo info);
 };
 
 // The backend made of every registration under `name`; throws std::logic_error when there is none, or when

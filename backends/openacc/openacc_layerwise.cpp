@@ -51,10 +51,10 @@ void softmax_step(float* a, int n) {
   softmax_layer(a, n);
 }
 
-class LayerwiseSession final : public OpenAccSession {
+class OpenAccLayerwiseSession final : public OpenAccSession {
  public:
-  LayerwiseSession(const Network& net, const RunConfig& config, bool resident)
-      : OpenAccSession(net, config, resident), chunk_(chunk_images(config, resident ? kDataChunk : kNaiveChunk)) {
+  OpenAccLayerwiseSession(const Network& net, const RunConfig& config, bool resident)
+      : OpenAccSession(net, config, resident), chunk_(resolve_batch(config, resident ? kDataChunk : kNaiveChunk)) {
     for (int l = 0; l < 3; ++l) {
       const ConvSpec& s = kConvs[l];
       conv_out_[l].reset(chunk_ * s.filters * s.out_side() * s.out_side(), resident_);
@@ -108,19 +108,19 @@ class LayerwiseSession final : public OpenAccSession {
   Mirror<float> conv_out_[3], pool_out_[3];
 };
 
-const VariantRegistration kNaive{
-    "openacc", 1,
-    {"naive", "the thesis' first port: a parallel loop per layer, weights and activations copied each call", true},
-    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
-      return std::make_unique<LayerwiseSession>(net, config, false);
-    }};
+std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
+  return std::make_unique<OpenAccLayerwiseSession>(net, config, false);
+}
 
-const VariantRegistration kData{
-    "openacc", 2,
-    {"data", "the same loops, with weights, images and activations resident on the device (present)", true},
-    [](const Network& net, const RunConfig& config) -> std::unique_ptr<Session> {
-      return std::make_unique<LayerwiseSession>(net, config, true);
-    }};
+const VariantRegistration kNaive{"openacc", 1, open_naive,
+    {"naive", "the thesis' first port: a parallel loop per layer, weights and activations copied each call", true}};
+
+std::unique_ptr<Session> open_data(const Network& net, const RunConfig& config) {
+  return std::make_unique<OpenAccLayerwiseSession>(net, config, true);
+}
+
+const VariantRegistration kData{"openacc", 2, open_data,
+    {"data", "the same loops, with weights, images and activations resident on the device (present)", true}};
 
 }  // namespace
 }  // namespace cnn::openacc

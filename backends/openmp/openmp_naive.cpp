@@ -4,7 +4,5 @@
 #include "backends/cpu_kernels/thesis_naive.hpp"
 #include "common/registry.hpp"
 
-const cnn::VariantRegistration kOpenMpNaive{
-    "openmp", 1,
-    {"naive", "the thesis' OpenMP port: serial:naive's loops with `omp parallel for` over output maps", true},
-    cnn::open_session<cnn::thesis::NaiveSession>};
+const cnn::VariantRegistration kOpenMpNaive{"openmp", 1, cnn::open_session<cnn::thesis::ThesisNaiveSession>,
+    {"naive", "the thesis' OpenMP port: serial:naive's loops with `omp parallel for` over output maps", true}};

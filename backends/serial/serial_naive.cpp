@@ -3,7 +3,5 @@
 #include "backends/cpu_kernels/thesis_naive.hpp"
 #include "common/registry.hpp"
 
-const cnn::VariantRegistration kSerialNaive{
-    "serial", 1,
-    {"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true},
-    cnn::open_session<cnn::thesis::NaiveSession>};
+const cnn::VariantRegistration kSerialNaive{"serial", 1, cnn::open_session<cnn::thesis::ThesisNaiveSession>,
+    {"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true}};

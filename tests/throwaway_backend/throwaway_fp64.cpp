@@ -33,8 +33,8 @@ class Fp64Session final : public HostSession {
 
 const BackendRegistration kThrowaway{"throwaway", [] { return Availability{true, "", "CPU (test backend)"}; }};
 
-const VariantRegistration kFp64{
-    "throwaway", 1, {"fp64", "the FP64 reference rounded to FP32 (a test backend)", false}, open_session<Fp64Session>};
+const VariantRegistration kFp64{"throwaway", 1, open_session<Fp64Session>,
+    {"fp64", "the FP64 reference rounded to FP32 (a test backend)", false}};
 
 }  // namespace
 }  // namespace cnn::test

@@ -1,4 +1,4 @@
-// Device pieces the fused kernels share (cuda:fused, cuda:fused_batch): both compute a pooled output from
+// Device pieces the fused kernels share (cuda:fused, cuda:fused_persistent): both compute a pooled output from
 // the 2x2 conv outputs under it, reading the 6x6 input window of one channel into registers.
 #pragma once
 
@@ -37,16 +37,16 @@ __device__ __forceinline__ void fma_2x2(float (&acc)[4], float w, const float (&
   acc[3] += w * patch[ky + 1][kx + 1];
 }
 
-// One channel's 25 taps into the 2x2 outputs of NF filters: tap_weights(tap, w) fills w[0..NF) with the
+// One channel's kTaps (5x5) taps into the 2x2 outputs of NF filters: tap_weights(tap, w) fills w[0..NF) with the
 // weights of that tap (the layouts differ per layer and kernel).
 template <int NF, typename TapWeights>
 __device__ __forceinline__ void accumulate_taps(float (&acc)[NF][4], const float (&patch)[6][6], TapWeights tap_weights) {
 #pragma unroll
-  for (int tap = 0; tap < 25; ++tap) {
+  for (int tap = 0; tap < kTaps; ++tap) {
     float w[NF];
     tap_weights(tap, w);
 #pragma unroll
-    for (int f = 0; f < NF; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+    for (int f = 0; f < NF; ++f) fma_2x2(acc[f], w[f], patch, tap / kKernel, tap % kKernel);
   }
 }
 

@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <array>
 
-#include "backends/cuda/device_session.hpp"
-#include "backends/cuda/kernels_common.cuh"
+#include "backends/cuda/cuda_device_session.hpp"
+#include "backends/cuda/cuda_kernels.cuh"
 #include "common/errors.hpp"
 #include "common/registry.hpp"
 
@@ -179,10 +179,8 @@ class CudnnSession final : public cuda::DeviceSession {
 
 const BackendRegistration kCudnn{"cudnn", [] { return cuda::availability(); }};
 
-const VariantRegistration kFp32{
-    "cudnn", 1,
-    {"fp32", "cuDNN 9 convolutions (fastest FP32 algorithm, no TF32), cuBLAS FC, layer by layer", true},
-    open_session<CudnnSession>};
+const VariantRegistration kFp32{"cudnn", 1, open_session<CudnnSession>,
+    {"fp32", "cuDNN 9 convolutions (fastest FP32 algorithm, no TF32), cuBLAS FC, layer by layer", true}};
 
 }  // namespace
 }  // namespace cnn
