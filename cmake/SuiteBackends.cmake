@@ -15,7 +15,9 @@ set(SUITE_BACKEND_ORDER serial openmp openacc kokkos cuda cudnn)
 set(SUITE_SHARED_FOLDERS cpu_kernels)
 
 function(suite_add_backend_folders)
-  file(GLOB folders RELATIVE ${PROJECT_SOURCE_DIR}/backends ${PROJECT_SOURCE_DIR}/backends/*/CMakeLists.txt)
+  # CONFIGURE_DEPENDS: a new folder re-runs CMake at the next build, with no file edited.
+  file(GLOB folders CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/backends
+       ${PROJECT_SOURCE_DIR}/backends/*/CMakeLists.txt)
   list(TRANSFORM folders REPLACE "/CMakeLists.txt$" "")
   list(SORT folders)
   list(REMOVE_ITEM folders ${SUITE_SHARED_FOLDERS})
