@@ -2,7 +2,7 @@
 // and the 11 layers become 4 compute regions per chunk: conv+ReLU+pool three times (the conv outputs never
 // reach memory, each iteration computes the four conv outputs under one pooled pixel from a register
 // patch) and FC+softmax. They differ in how the loops map onto the GPU (see Mapping): gangs gives each
-// image a gang and each (filter, pixel) a lane; batch collapses everything into one loop and lets each
+// image a gang and each (filter, pixel) a lane; flat collapses everything into one loop and lets each
 // iteration reuse its input patch for kFilterGroup filters.
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
