@@ -1,8 +1,8 @@
 // Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
 // - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
 // - serial:opt: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
-// - openmp:batch: the same steps with the batch split over all threads, each with its own scratch, as
-//   openmp:batch runs them.
+// - openmp:image_parallel: the same steps with the batch split over all threads, each with its own scratch,
+//   as openmp:image_parallel runs them.
 // Counter "images/s" is the batch size times the rate.
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -74,7 +74,7 @@ void register_opt() {
         ->Arg(16)
         ->Arg(256);
   for (const auto& [name, step] : kSteps)
-    benchmark::RegisterBenchmark((std::string("openmp:batch/") + name).c_str(), BM_Batch, step)
+    benchmark::RegisterBenchmark((std::string("openmp:image_parallel/") + name).c_str(), BM_Batch, step)
         ->ArgName("batch")
         ->Arg(16)
         ->Arg(256)

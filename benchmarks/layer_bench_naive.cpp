@@ -32,7 +32,7 @@ struct NaiveNet {
   }
   const thesis::Vol& conv_input(int l) const { return l == 0 ? input : pooled[std::size_t(l - 1)]; }
 
-  // Layer l of kLayers (0..10), as NaiveSession runs it.
+  // Layer l of kLayers (0..10), as ThesisNaiveSession runs it.
   void run(int l) {
     const int c = l / 3;
     switch (kLayers[std::size_t(l)].kind) {
@@ -40,7 +40,7 @@ struct NaiveNet {
       case LayerKind::relu: thesis::relu_forward(out[std::size_t(c)]); break;
       case LayerKind::pool: thesis::pool_forward(out[std::size_t(c)], pooled[std::size_t(c)]); break;
       case LayerKind::fc: thesis::fc_forward(pooled[2], fc_w, network().fc.bias, scores); break;
-      case LayerKind::softmax: thesis::softmax_forward(scores); break;
+      case LayerKind::softmax: softmax_fp32(scores); break;
     }
   }
 };

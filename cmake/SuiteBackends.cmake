@@ -1,29 +1,45 @@
-# Backend registration: the one place where a backend folder tells the build what it provides.
+# Backend registration on the build side. Every folder backends/<name>/ with a CMakeLists.txt is a backend
+# (cpu_kernels, shared CPU code, excepted); the top-level CMakeLists.txt calls suite_add_backend_folders().
 #
-#   suite_backend_option(<name> <doc>)     defines WITH_<NAME> = AUTO (default) | ON | OFF
-#   suite_backend_enabled(<name> <out>)    TRUE unless WITH_<NAME> is OFF
-#   suite_skip_backend(<name> <reason>)    toolchain missing: fails if WITH_<NAME>=ON, else records why
-#   suite_add_backend(<name> FACTORY <fn> SOURCES ... [LIBRARIES ...])
-#       builds backend_<name> and registers <fn> (returning std::unique_ptr<cnn::Backend>)
-#
-# suite_generate_registry() then writes registry_generated.cpp, which lists every backend, built or not,
-# so that `suite --list` can say why one is missing.
+# For each folder it defines WITH_<NAME> = AUTO (default) | ON | OFF and, unless OFF, adds the folder. The
+# folder checks its toolchain and then calls one of:
+#   suite_add_backend(<name> SOURCES ... [LIBRARIES ...])  builds backend_<name>; its files register their
+#                                                           variants themselves (common/registry.hpp)
+#   suite_skip_backend(<name> <reason>)                     toolchain missing: fails if WITH_<NAME>=ON,
+#                                                           else `suite --list` says why
+# suite_generate_registry() then writes registry_generated.cpp: every known backend in order, and why one
+# was not built.
 
-function(suite_backend_option name doc)
-  string(TOUPPER ${name} upper)
-  set(WITH_${upper} AUTO CACHE STRING "${doc} (AUTO, ON or OFF)")
-  set_property(CACHE WITH_${upper} PROPERTY STRINGS AUTO ON OFF)
-  set_property(GLOBAL APPEND PROPERTY SUITE_KNOWN_BACKENDS ${name})
-endfunction()
+# Known models first, in the order a reader should meet them; any other folder follows alphabetically.
+set(SUITE_BACKEND_ORDER serial openmp openacc kokkos cuda cudnn)
+set(SUITE_SHARED_FOLDERS cpu_kernels)
 
-function(suite_backend_enabled name out)
-  string(TOUPPER ${name} upper)
-  if(WITH_${upper} STREQUAL "OFF")
-    set_property(GLOBAL PROPERTY SUITE_REASON_${name} "not built: disabled with -DWITH_${upper}=OFF")
-    set(${out} FALSE PARENT_SCOPE)
-  else()
-    set(${out} TRUE PARENT_SCOPE)
-  endif()
+function(suite_add_backend_folders)
+  # CONFIGURE_DEPENDS: a new folder re-runs CMake at the next build, with no file edited.
+  file(GLOB folders CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/backends
+       ${PROJECT_SOURCE_DIR}/backends/*/CMakeLists.txt)
+  list(TRANSFORM folders REPLACE "/CMakeLists.txt$" "")
+  list(SORT folders)
+  list(REMOVE_ITEM folders ${SUITE_SHARED_FOLDERS})
+  set(ordered "")
+  foreach(name IN LISTS SUITE_BACKEND_ORDER)
+    if(name IN_LIST folders)
+      list(APPEND ordered ${name})
+      list(REMOVE_ITEM folders ${name})
+    endif()
+  endforeach()
+  list(APPEND ordered ${folders})
+  foreach(name IN LISTS ordered)
+    string(TOUPPER ${name} upper)
+    set(WITH_${upper} AUTO CACHE STRING "Build the ${name} backend (AUTO, ON or OFF)")
+    set_property(CACHE WITH_${upper} PROPERTY STRINGS AUTO ON OFF)
+    set_property(GLOBAL APPEND PROPERTY SUITE_KNOWN_BACKENDS ${name})
+    if(WITH_${upper} STREQUAL "OFF")
+      set_property(GLOBAL PROPERTY SUITE_REASON_${name} "not built: disabled with -DWITH_${upper}=OFF")
+    else()
+      add_subdirectory(${PROJECT_SOURCE_DIR}/backends/${name} ${CMAKE_BINARY_DIR}/backends/${name})
+    endif()
+  endforeach()
 endfunction()
 
 function(suite_skip_backend name reason)
@@ -35,45 +51,45 @@ function(suite_skip_backend name reason)
 endfunction()
 
 function(suite_add_backend name)
-  cmake_parse_arguments(ARG "" "FACTORY" "SOURCES;LIBRARIES" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
   add_library(backend_${name} STATIC ${ARG_SOURCES})
   target_link_libraries(backend_${name} PUBLIC suite_common ${ARG_LIBRARIES})
   set_property(GLOBAL APPEND PROPERTY SUITE_BUILT_BACKENDS ${name})
-  set_property(GLOBAL PROPERTY SUITE_FACTORY_${name} ${ARG_FACTORY})
 endfunction()
 
 function(suite_generate_registry)
   get_property(known GLOBAL PROPERTY SUITE_KNOWN_BACKENDS)
   get_property(built GLOBAL PROPERTY SUITE_BUILT_BACKENDS)
-  set(decls "")
   set(entries "")
   set(libs "")
   foreach(name IN LISTS known)
     if(name IN_LIST built)
-      get_property(factory GLOBAL PROPERTY SUITE_FACTORY_${name})
-      string(APPEND decls "std::unique_ptr<Backend> ${factory}();\n")
-      string(APPEND entries "      {\"${name}\", &${factory}, \"\"},\n")
-      list(APPEND libs backend_${name})
+      string(APPEND entries "      {\"${name}\", \"\"},\n")
+      # Whole archive: nothing references a variant file's registration, so a plain static link would drop it.
+      list(APPEND libs "$<LINK_LIBRARY:WHOLE_ARCHIVE,backend_${name}>")
     else()
       get_property(reason GLOBAL PROPERTY SUITE_REASON_${name})
       if(NOT reason)
         set(reason "not built")
       endif()
-      string(APPEND entries "      {\"${name}\", nullptr, \"${reason}\"},\n")
+      string(REPLACE "\\" "\\\\" reason "${reason}")
+      string(REPLACE "\"" "\\\"" reason "${reason}")
+      string(APPEND entries "      {\"${name}\", \"${reason}\"},\n")
     endif()
   endforeach()
   set(out ${CMAKE_BINARY_DIR}/generated/registry_generated.cpp)
   file(CONFIGURE OUTPUT ${out} CONTENT
-"// Generated by cmake/SuiteBackends.cmake: every known backend, and the factory of those built.
+"// Generated by cmake/SuiteBackends.cmake: every known backend in order, and why one was not built.
 #include \"common/registry.hpp\"
 
 namespace cnn {
-@decls@
+
 const std::vector<RegistryEntry>& all_backends() {
-  static const std::vector<RegistryEntry> entries = {
-@entries@  };
+  static const std::vector<RegistryEntry> entries = registry_entries({
+@entries@  });
   return entries;
 }
+
 }  // namespace cnn
 " @ONLY)
   add_library(suite_backends STATIC ${out})

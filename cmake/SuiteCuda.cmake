@@ -24,7 +24,7 @@ if(TARGET suite_cuda_support)
   return()
 endif()
 add_library(suite_cuda_support STATIC ${PROJECT_SOURCE_DIR}/backends/cuda/cuda_support.cu
-                                      ${PROJECT_SOURCE_DIR}/backends/cuda/device_session.cu)
+                                      ${PROJECT_SOURCE_DIR}/backends/cuda/cuda_device_session.cu)
 target_link_libraries(suite_cuda_support PUBLIC suite_common CUDA::cudart_static)
 target_include_directories(suite_cuda_support PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
 # The network spec's constexpr helpers (out_side() ...) are used in device code.

@@ -33,8 +33,8 @@ struct Availability {
 };
 
 struct RunConfig {
-  std::size_t images = 0;
-  std::size_t batch = 0;  // images per kernel launch / chunk; 0: the backend chooses
+  std::size_t images = 0;  // the images the session will be given (upload's n)
+  std::size_t batch = 0;   // --batch: images per kernel launch or parallel loop; 0: the variant chooses
   int threads = 0;        // CPU threads; 0: all logical cores
   // Called from the calling thread with (images done, images total); may be empty.
   std::function<void(std::size_t, std::size_t)> progress;
@@ -56,7 +56,9 @@ class Session {
   virtual std::optional<double> end_to_end(const std::uint8_t* /*pixels*/, std::size_t /*n*/, float* /*probs*/) {
     return std::nullopt;
   }
-  virtual std::size_t batch() const = 0;   // the effective batch
+  // The effective batch, fixed when the session opens: resolve_batch() for variants that work in chunks,
+  // 1 for those that take one image at a time (they ignore --batch).
+  virtual std::size_t batch() const = 0;
   virtual bool on_device() const { return false; }  // true: upload/download are real h2d/d2h copies
   virtual int threads() const { return 1; }
   // Key/value facts about the device used (GPU name, driver, CUDA version, execution space ...).
@@ -64,6 +66,15 @@ class Session {
   // Peak device memory in bytes, where the backend can tell (0: not applicable).
   virtual std::size_t device_memory_bytes() const { return 0; }
 };
+
+// The images one kernel launch or parallel loop works on: --batch when given, else the variant's preferred
+// size; never more than the run's images (when known), at least 1.
+inline std::size_t resolve_batch(const RunConfig& config, std::size_t preferred) {
+  std::size_t b = config.batch > 0 ? config.batch : preferred;
+  if (config.images > 0 && b > config.images) b = config.images;
+  return b > 0 ? b : 1;
+}
+inline constexpr std::size_t kAllImages = std::size_t(-1);  // a preferred batch: every image in one launch
 
 class Backend {
  public:

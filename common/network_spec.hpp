@@ -12,7 +12,8 @@ namespace cnn {
 
 inline constexpr int kImageSide = 32;
 inline constexpr int kImageChannels = 3;
-inline constexpr int kImageBytes = kImageSide * kImageSide * kImageChannels;  // planar R, G, B
+inline constexpr int kImagePlane = kImageSide * kImageSide;  // pixels of one colour plane
+inline constexpr int kImageBytes = kImagePlane * kImageChannels;  // planar R, G, B
 inline constexpr int kClasses = 10;
 
 // x = pixel / 255 - 0.5, as ConvNetJS' CIFAR-10 demo normalises.
@@ -26,6 +27,8 @@ struct ConvSpec {
   int filters, kernel, pad;  // stride 1, output side == input side
   std::string_view weight_file;
   constexpr int out_side() const { return in_side + 2 * pad - kernel + 1; }
+  constexpr int padded_side() const { return in_side + 2 * pad; }  // the input plane with its zero padding
+  constexpr int taps() const { return kernel * kernel; }
   constexpr int pooled_side() const { return out_side() / 2; }
   constexpr std::size_t weight_count() const {
     return std::size_t(filters) * in_channels * kernel * kernel;
@@ -49,6 +52,12 @@ inline constexpr FcSpec kFc{kConv3.filters, kConv3.pooled_side(), kClasses, "lay
 inline constexpr std::array<ConvSpec, 3> kConvs{kConv1, kConv2, kConv3};
 
 static_assert(kConv1.out_side() == 32 && kConv2.in_side == 16 && kConv3.in_side == 8);
+static_assert(kConv1.padded_side() == 36 && kConv2.padded_side() == 20 && kConv3.padded_side() == 12);
+
+// Every conv layer has the same window, so tuned kernels share one kernel side and tap count.
+inline constexpr int kKernel = kConv1.kernel;
+inline constexpr int kTaps = kConv1.taps();
+static_assert(kConv2.kernel == kKernel && kConv3.kernel == kKernel && kTaps == 25);
 static_assert(kFc.inputs() == 320);
 
 // 7.84 MFLOP per image (ReLU, pool and softmax are not counted, as is customary).

@@ -25,18 +25,18 @@ for threads in 1 "$all"; do
       --output "$out/suite-1200-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 1200 --threads "$threads" --repeat 10 \
       --output "$out/pytorch-1200-t$threads.json"
-  run "$build/bin/suite" --backend serial:opt,openmp:batch --images 50000 --threads "$threads" --repeat 5 --quiet \
+  run "$build/bin/suite" --backend serial:opt,openmp:image_parallel --images 50000 --threads "$threads" --repeat 5 --quiet \
       --output "$out/suite-50000-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 \
       --output "$out/pytorch-50000-t$threads.json"
 done
-# Kokkos on its OpenMP space beside openmp:batch, in one process (a build against scripts/build-kokkos.sh's
+# Kokkos on its OpenMP space beside openmp:image_parallel, in one process (a build against scripts/build-kokkos.sh's
 # Kokkos-OpenMP, backends/kokkos/README.md), when that build exists.
 kokkos_omp=${KOKKOS_OMP_BUILD:-build/kokkos-omp}
 if [ -x "$kokkos_omp/bin/suite" ]; then
   run "$kokkos_omp/bin/suite" --backend kokkos --images 1200 --threads "$all" --repeat 3 --quiet \
       --output "$out/kokkos-openmp-all-1200-t$all.json"
-  run "$kokkos_omp/bin/suite" --backend kokkos:tiled,openmp:batch --images 1200,50000 --threads "$all" --repeat 5 \
+  run "$kokkos_omp/bin/suite" --backend kokkos:register_tiles,openmp:image_parallel --images 1200,50000 --threads "$all" --repeat 5 \
       --quiet --output "$out/kokkos-openmp-t$all.json"
 fi
 scripts/report "$out"

@@ -3,7 +3,7 @@
 # the development machine and carried over (see README.md, "GPU machine"):
 #   scripts/gpu-bench.sh <build-dir> <out-dir>
 # Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process), the
-# PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_batch and cudnn (when <build>-kokkos is
+# PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_persistent and cudnn (when <build>-kokkos is
 # carried, see gpu-build.sh), compute-sanitizer memcheck/racecheck, and Nsight Compute summaries of
 # the fused CUDA variants. Each step says what it runs; a failing step is reported and the next one
 # still runs.
@@ -32,7 +32,7 @@ step "suite: $gpu_backends at 1200 and 50000 images"
 
 if [ -x "$build-kokkos/bin/suite" ]; then
   step "Kokkos-CUDA beside the hand-written CUDA and cuDNN, one process ($build-kokkos)"
-  "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_batch,cudnn --images 1200,50000 --repeat 20 \
+  "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_persistent,cudnn --images 1200,50000 --repeat 20 \
     --output "$out/kokkos-cuda-suite.json" 2>&1 | tee "$out/kokkos-cuda-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
 fi
 
@@ -55,7 +55,7 @@ if command -v compute-sanitizer >/dev/null; then
 fi
 
 if command -v ncu >/dev/null; then
-  for v in fused fused_batch fused_tf32x3 fused_fp16x3; do
+  for v in fused fused_persistent fused_tf32x3 fused_fp16x3; do
     step "Nsight Compute: cuda:$v at 50000 images"
     ncu --clock-control none --kernel-name "regex:fused.*_kernel" --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \

@@ -2,7 +2,7 @@
 # The evidence for the tensor-core variants (issue 16), run ON the GPU machine from the repository root with
 # a build folder made by scripts/gpu-build.sh and carried over:
 #   scripts/gpu-tensor-bench.sh <build-dir> <out-dir>
-# Their tests (the generic every-variant test), one suite run of cuda:fused_batch, cuda:fused_tf32x3,
+# Their tests (the generic every-variant test), one suite run of cuda:fused_persistent, cuda:fused_tf32x3,
 # cuda:fused_fp16x3 and cudnn:fp32 at 1200, 50000 and 1000000 images (<out>/tensor-suite.json),
 # compute-sanitizer memcheck/racecheck, and a full Nsight Compute report of each new kernel at 50000 images
 # (<out>/ncu-<variant>.txt). A failing step is reported and the next one still runs.
@@ -22,8 +22,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv
 step "tests of the fused CUDA variants"
 "$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda_fused*' 2>&1 | tail -n 8 || status=1
 
-step "suite: cuda:fused_batch, the tensor-core variants and cudnn:fp32 at 1200, 50000 and 1000000 images"
-backends=cuda:fused_batch$(printf ',cuda:%s' $variants),cudnn
+step "suite: cuda:fused_persistent, the tensor-core variants and cudnn:fp32 at 1200, 50000 and 1000000 images"
+backends=cuda:fused_persistent$(printf ',cuda:%s' $variants),cudnn
 "$suite" --backend "$backends" --images 1200,50000,1000000 --repeat 10 --output "$out/tensor-suite.json" \
   2>&1 | tee "$out/tensor-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
 

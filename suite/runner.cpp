@@ -183,9 +183,9 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   const double setup_ms = setup_clock.ms();
   r.device = sel.backend->availability().device;
   r.device_info = session->device_info();
+  r.batch = session->batch();  // resolved by open() from cfg (common/backend.hpp: resolve_batch)
 
   const double h2d_ms = session->upload(in.pixels, in.images);
-  r.batch = session->batch();  // after upload: some backends size their batch from the image count
 
   // Auto mode: one warm-up unless a pass takes over a second (then that pass is the sample);
   // then up to 5 samples within about a second of forward time.

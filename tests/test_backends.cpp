@@ -3,6 +3,9 @@
 // same Session interface the harness uses. A new backend is covered here without touching this file.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <stdexcept>
+
 #include "common/registry.hpp"
 #include "common/validation.hpp"
 #include "tests/test_support.hpp"
@@ -41,7 +44,12 @@ TEST_P(EveryVariant, MatchesFp64ReferenceOnOddImageCounts) {
       cfg.images = n;
       cfg.batch = batch;
       auto session = backend->open(c.variant, trained_network(), cfg);
+      // The effective batch is fixed by open() (the report reads it there): 1..n, --batch when it fits.
+      const std::size_t opened_batch = session->batch();
+      EXPECT_GE(opened_batch, 1u);
+      EXPECT_LE(opened_batch, n);
       session->upload(data.pixels.data(), n);
+      EXPECT_EQ(session->batch(), opened_batch) << "upload must not change the batch";
       LayerTimes layers;
       EXPECT_GE(session->forward(layers), 0.0);
       std::vector<float> probs(n * kClasses, -1.0f);
@@ -62,12 +70,47 @@ TEST_P(EveryVariant, MatchesFp64ReferenceOnOddImageCounts) {
 INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(runnable_variants()),
                          [](const auto& info) { return info.param.backend + "_" + info.param.variant; });
 
-TEST(Registry, ListsSerialAndEveryPlannedModel) {
+TEST(Batch, ResolvedFromTheFlagOrTheVariantsChoiceWithinTheImageCount) {
+  RunConfig cfg;
+  cfg.images = 1200;
+  EXPECT_EQ(resolve_batch(cfg, 4096), 1200u);       // never more than the images
+  EXPECT_EQ(resolve_batch(cfg, 256), 256u);         // the variant's choice
+  EXPECT_EQ(resolve_batch(cfg, kAllImages), 1200u);  // one launch
+  cfg.batch = 16;
+  EXPECT_EQ(resolve_batch(cfg, 4096), 16u);  // --batch wins
+  cfg.batch = 5000;
+  EXPECT_EQ(resolve_batch(cfg, 4096), 1200u);
+  cfg.images = 0;  // image count unknown: no clamp, but at least 1
+  EXPECT_EQ(resolve_batch(cfg, 4096), 5000u);
+  cfg.batch = 0;
+  EXPECT_EQ(resolve_batch(cfg, 0), 1u);
+}
+
+// The registry is the backends/ folders, built or not (the build knows them all), then backends registered in
+// this binary only: the test backend of tests/throwaway_backend/, which no other file names.
+TEST(Registry, ListsEveryBackendFolderThenTheTestBackend) {
   std::vector<std::string> names;
   for (const auto& e : all_backends()) names.push_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"serial", "openmp", "openacc", "kokkos", "cuda", "cudnn"}));
+  std::vector<std::string> expected = backend_folders();
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(names.front(), "serial") << "known models first, the baseline leading";
+  std::sort(names.begin(), names.end() - 1);
+  expected.push_back("throwaway");
+  EXPECT_EQ(names, expected);
   for (const auto& e : all_backends())
     if (!e.make) EXPECT_FALSE(e.not_built_reason.empty()) << e.name << " must say why it is not built";
+}
+
+TEST(Registry, BuildsEveryRegisteredBackendAndRefusesUnknownOnes) {
+  for (const auto& name : registered_backend_names()) {
+    const auto backend = make_registered_backend(name);
+    EXPECT_EQ(backend->name(), name);
+    EXPECT_FALSE(backend->variants().empty()) << name;
+  }
+  EXPECT_THROW(make_registered_backend("nosuch"), std::logic_error);
+  const auto throwaway = make_registered_backend("throwaway");
+  ASSERT_EQ(throwaway->variants().size(), 1u);
+  EXPECT_EQ(throwaway->variants()[0].name, "fp64");
 }
 
 }  // namespace

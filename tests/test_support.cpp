@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <csignal>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <random>
@@ -18,6 +20,18 @@ namespace cnn::test {
 namespace fs = std::filesystem;
 
 fs::path data_dir() { return build_info::data_dir(); }
+
+std::vector<std::string> backend_folders() {
+  std::vector<std::string> out;
+  for (const auto& dir : fs::directory_iterator(fs::path(SUITE_SOURCE_DIR) / "backends")) {
+    std::ifstream in(dir.path() / "CMakeLists.txt");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find("suite_add_backend(") != std::string::npos || text.find("suite_skip_backend(") != std::string::npos)
+      out.push_back(dir.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 const Dataset& training_images() {
   static const Dataset d = load_cifar10({data_dir() / "cifar10"});

@@ -12,6 +12,8 @@
 namespace cnn::test {
 
 std::filesystem::path data_dir();                 // the embedded data/ folder
+// The backend folders of the source tree (backends/*/ that call suite_add_backend or suite_skip_backend), sorted.
+std::vector<std::string> backend_folders();
 const Dataset& training_images();                 // data/cifar10 (4000 images)
 const Network& trained_network();                 // data/convnetjs-cifar10
 const std::vector<double>& reference_first(std::size_t n);  // FP64 reference of the first n images, cached

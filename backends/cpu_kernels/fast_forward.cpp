@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "common/flush_denormals.hpp"
+#include "common/fp32_math.hpp"
 
 namespace cnn::fast {
 namespace {
@@ -72,9 +73,9 @@ PackedConv pack(const ConvLayer& L) {
 // S.pooled_side() + 2 opad (the next layer's padded input).
 // Register block: two output rows x 16 pixels (two vectors) x FB filters (2 FB accumulators). Each weight is
 // broadcast once into a register and feeds two FMAs, so a tap costs 2 vector loads + FB broadcasts for 2 FB
-// FMAs: FMA-bound. (One row x all filters, with the broadcast folded into each FMA, needed a load per FMA
-// and ran load-bound: 10-15 % slower on the Xeon.) The two rows are one pooled row: it is pooled straight
-// from the registers, so the conv output is never stored.
+// FMAs: FMA-bound. (One row x all filters, with the broadcast folded into each FMA, needs a load per FMA
+// and runs load-bound.) The two rows are one pooled row: it is pooled straight from the registers, so the
+// conv output is never stored.
 template <const ConvSpec& S, int FB>
 void conv_relu_pool_rows2(const PackedConv& p, const float* in, float* out, int opad) {
   constexpr int C = S.in_channels, F = S.filters, K = S.kernel, OUT = S.out_side(), IN = kPaddedSide<S>;
@@ -113,7 +114,7 @@ void conv_relu_pool_rows2(const PackedConv& p, const float* in, float* out, int 
 
 // conv3's 8-pixel rows. A 16-float vector holds two rows; loading it from the padded planes would need a
 // shuffle per vector (two 8-float loads joined: an extra shuffle-port op per two FMAs' worth of loads,
-// measured 77 % of the FMA peak). So the input is first copied once into a kx-expanded layout,
+// which keeps the FMA units from saturating). So the input is first copied once into a kx-expanded layout,
 // e[c][kx][r][x] = in[c][r][x + kx] (r over the 12 padded rows, 38 KB, stays in L1): for each tap the rows
 // r, r+1, ... are contiguous, and two rows are one plain 16-float load.
 template <const ConvSpec& S>
@@ -206,12 +207,11 @@ Scratch::Scratch()
 
 void load_image(const std::uint8_t* pixels, Scratch& s) {
   constexpr int IN = kPaddedSide<kConv1>, P = kConv1.pad;
-  constexpr float scale = 1.0f / 255.0f;
   for (int c = 0; c < kImageChannels; ++c)
     for (int y = 0; y < kImageSide; ++y) {
       const std::uint8_t* src = pixels + (c * kImageSide + y) * kImageSide;
       float* dst = s.in1.data() + (std::size_t(c) * IN + y + P) * IN + P;
-      for (int x = 0; x < kImageSide; ++x) dst[x] = float(src[x]) * scale - 0.5f;
+      for (int x = 0; x < kImageSide; ++x) dst[x] = normalise_pixel_fp32(src[x]);
     }
 }
 
@@ -227,8 +227,8 @@ void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
 }
 
 void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
-  // 16 partial sums per class in a vector, then a horizontal sum: a scalar loop (GCC may not reorder a
-  // float sum by itself) took 1.45 us per image, 3 % of the whole network.
+  // 16 partial sums per class in a vector, then a horizontal sum: GCC may not reorder a float sum by itself,
+  // so a scalar loop stays scalar.
   constexpr int IN = kFc.inputs();
   static_assert(IN % 16 == 0, "whole vectors");
   using V = Vec<16>::type;
@@ -241,10 +241,8 @@ void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
     for (int k = 0; k < 16; ++k) sum += acc[k];
     z[o] = sum + n.fc_b[o];
   }
-  const float zmax = *std::max_element(z, z + kClasses);
-  float sum = 0;
-  for (int o = 0; o < kClasses; ++o) sum += (z[o] = std::exp(z[o] - zmax));
-  for (int o = 0; o < kClasses; ++o) probs[o] = z[o] / sum;
+  softmax_fp32(z);
+  std::copy(z, z + kClasses, probs);
 }
 
 void forward_image(const PackedNetwork& n, const std::uint8_t* pixels, Scratch& s, float* probs) {

@@ -1,11 +1,12 @@
-// The optimised CPU forward pass of one image, used by serial:opt (one thread) and openmp:batch (threads
-// over images). What it changes against the thesis' loops, and why:
+// The optimised CPU forward pass of one image, used by serial:opt (one thread) and openmp:image_parallel
+// (threads over images). What it changes against the thesis' loops, and why (figures in
+// backends/openmp/README.md):
 // - planar activations [channel][y][x] with the zero padding stored, so the 5x5 loops have no bounds checks;
 // - weights re-laid once to [channel][ky][kx][filter], so the filters of one tap are contiguous;
 // - register blocking: two output rows x 16 pixels (two SIMD vectors) times 8-10 filters stay in registers
 //   over the whole 5x5xC window (16-20 accumulators); each tap's weight is broadcast once and feeds two
-//   FMAs, so the loop is FMA-bound, not load-bound (the previous block, one vector x all filters with a
-//   load per FMA, was 11-41 % slower per layer); conv3 (8x8) keeps its whole output, two rows per vector,
+//   FMAs, so the loop is FMA-bound, not load-bound (one vector x all filters needs a load per FMA);
+//   conv3 (8x8) keeps its whole output, two rows per vector,
 //   x 5 filters in registers, reading a kx-expanded copy of its input so that no load needs a shuffle;
 // - taps whose input rows are all zero padding are skipped (conv1 2.5 %, conv2 5 %, conv3 10 % of FMAs);
 // - the 2x2 max pool and ReLU (max then ReLU == ReLU then max) run on the accumulators of each block (its two
@@ -23,7 +24,7 @@ namespace cnn::fast {
 
 // Padded plane geometry of a conv input: side + 2 * pad.
 template <const ConvSpec& S>
-inline constexpr int kPaddedSide = S.in_side + 2 * S.pad;
+inline constexpr int kPaddedSide = S.padded_side();
 
 struct PackedConv {
   std::vector<float> w;  // [c][ky][kx][f]

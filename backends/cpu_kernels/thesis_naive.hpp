@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 
+#include "common/fp32_math.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
 
@@ -144,16 +145,9 @@ inline void fc_forward(const Vol& V, const std::vector<float>& w, const std::vec
   }
 }
 
-inline void softmax_forward(float* a) {
-  const float amax = *std::max_element(a, a + kClasses);
-  float esum = 0.0f;
-  for (int i = 0; i < kClasses; ++i) esum += (a[i] = std::exp(a[i] - amax));
-  for (int i = 0; i < kClasses; ++i) a[i] /= esum;
-}
-
-class NaiveSession final : public HostSession {
+class ThesisNaiveSession final : public HostSession {
  public:
-  NaiveSession(const Network& net, const RunConfig& config)
+  ThesisNaiveSession(const Network& net, const RunConfig& config)
       : threads_(config.threads),
         convs_{to_thesis(net.conv1), to_thesis(net.conv2), to_thesis(net.conv3)},
         fc_w_(to_thesis(net.fc)),
@@ -193,7 +187,7 @@ class NaiveSession final : public HostSession {
       fc_forward(p3, fc_w_, fc_bias_, out);
       t[9] += sw.ms();
       sw.restart();
-      softmax_forward(out);
+      softmax_fp32(out);
       t[10] += sw.ms();
       if (progress_ && (i + 1) % 256 == 0) progress_(i + 1, n_);
     }

@@ -1,7 +1,7 @@
 // kokkos:naive: the network layer by layer, one flat parallel_for (RangePolicy) per layer over every output
 // value of a chunk of images, with a fence after each so that each of the 11 layers gets its own time.
 #include "backends/kokkos/kokkos_session.hpp"
-#include "backends/kokkos/kokkos_variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::kokkos {
 namespace {
@@ -34,9 +34,11 @@ void pool_layer(long images, const float* in, float* out) {
   });
 }
 
-class NaiveSession final : public KokkosSession {
+class KokkosNaiveSession final : public KokkosSession {
  public:
-  using KokkosSession::KokkosSession;
+  // Big chunks feed a GPU; on the host a few hundred images keep each layer's buffers near the cache.
+  KokkosNaiveSession(const Network& net, const RunConfig& config)
+      : KokkosSession(net, config, kHostSpace ? 256 : 8192) {}
 
   double forward(LayerTimes& layers) override {
     const long chunk = long(batch());
@@ -49,12 +51,6 @@ class NaiveSession final : public KokkosSession {
     }
     for (std::size_t l = 0; l < kLayers.size(); ++l) layers.emplace_back(std::string(kLayers[l].name), t[l]);
     return ms_since(total);
-  }
-
-  std::size_t batch() const override {
-    if (requested_batch_ > 0) return requested_batch_;
-    // Big chunks feed a GPU; on the host a few hundred images keep each layer's buffers near the cache.
-    return on_device() ? 8192 : 256;
   }
 
  private:
@@ -89,7 +85,7 @@ class NaiveSession final : public KokkosSession {
     const float *fw = fc_w_.data(), *fb = fc_b_.data();
     timed(t[0], [&] {  // conv1 includes turning the bytes into floats
       Kokkos::parallel_for("normalise", Range(0, m * kImageBytes),
-                           KOKKOS_LAMBDA(long i) { in[i] = to_input(px[i]); });
+                           KOKKOS_LAMBDA(long i) { in[i] = normalise_pixel_fp32(px[i]); });
       conv_layer<Shape1>(m, in, w_[0].data(), b_[0].data(), c1);
     });
     timed(t[1], [&] { relu_layer(m * Shape1::filters * Shape1::side * Shape1::side, c1); });
@@ -107,12 +103,7 @@ class NaiveSession final : public KokkosSession {
     });
     timed(t[10], [&] {
       Kokkos::parallel_for("softmax", Range(0, m), KOKKOS_LAMBDA(long img) {
-        float* a = out + img * kClasses;
-        float top = a[0];
-        for (int o = 1; o < kClasses; ++o) top = a[o] > top ? a[o] : top;
-        float sum = 0;
-        for (int o = 0; o < kClasses; ++o) sum += (a[o] = Kokkos::Experimental::exp(a[o] - top));
-        for (int o = 0; o < kClasses; ++o) a[o] /= sum;
+        softmax_fp32(out + img * kClasses);
       });
     });
   }
@@ -122,10 +113,8 @@ class NaiveSession final : public KokkosSession {
   Floats input_, c1_, p1_, c2_, p2_, c3_, p3_;
 };
 
+const VariantRegistration kNaive{"kokkos", 1, open_session<KokkosNaiveSession>,
+    {"naive", "layer by layer: one RangePolicy parallel_for per layer over all outputs of a chunk", true}};
+
 }  // namespace
-
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<NaiveSession>(net, config);
-}
-
 }  // namespace cnn::kokkos

@@ -43,7 +43,8 @@ Floats to_view(const std::vector<float>& host, const char* label) {
   return v;
 }
 
-KokkosSession::KokkosSession(const Network& net, const RunConfig& config) : requested_batch_(config.batch) {
+KokkosSession::KokkosSession(const Network& net, const RunConfig& config, std::size_t preferred_batch)
+    : batch_(resolve_batch(config, preferred_batch)) {
   ensure_initialised(config.threads);
   for (int l = 0; l < 3; ++l) {
     w_[l] = to_view(net.conv(l).weights, "conv_w");
@@ -72,9 +73,7 @@ double KokkosSession::download(float* probs) {
   return ms_since(t0);
 }
 
-bool KokkosSession::on_device() const {
-  return !Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
-}
+bool KokkosSession::on_device() const { return !kHostSpace; }
 
 std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() const {
   return {{"kokkos_execution_space", space_name()},

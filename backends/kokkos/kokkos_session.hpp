@@ -1,5 +1,5 @@
-// What both Kokkos variants share: Kokkos start-up, the weights and images as Views in the default
-// execution space's memory, the probabilities, and the conv tap loop both variants call.
+// What the Kokkos variants share: Kokkos start-up, the weights and images as Views in the default
+// execution space's memory, the probabilities, and the conv tap loop the variants call.
 #pragma once
 
 #include <Kokkos_Core.hpp>
@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/backend.hpp"
+#include "common/fp32_math.hpp"
 
 namespace cnn::kokkos {
 
@@ -23,17 +24,23 @@ using Bytes = Kokkos::View<std::uint8_t*, Space::memory_space>;
 void ensure_initialised(int threads);
 std::string space_name();
 Availability availability();  // the space, and whether it can run here (a Cuda space needs a GPU)
+// Whether the default space runs on the host (Serial, OpenMP) rather than a GPU.
+inline constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
 
-// Sizes as template arguments, so device code sees plain compile-time constants.
-template <int C, int S, int F, int K, int P>
+// Conv layer L's sizes (common/network_spec.hpp) as template arguments, so device code sees plain
+// compile-time constants.
+template <int L, int C, int S, int F, int K, int P>
 struct ConvShape {
-  static constexpr int channels = C, side = S, filters = F, kernel = K, pad = P, pooled = S / 2;
+  static constexpr int layer = L, channels = C, side = S, filters = F, kernel = K, pad = P;
+  static constexpr int pooled = S / 2, padded = S + 2 * P;
 };
-template <const ConvSpec& s>
-using ShapeOf = ConvShape<s.in_channels, s.in_side, s.filters, s.kernel, s.pad>;
-using Shape1 = ShapeOf<kConv1>;
-using Shape2 = ShapeOf<kConv2>;
-using Shape3 = ShapeOf<kConv3>;
+template <int L>
+using ShapeOf = ConvShape<L, kConvs[L].in_channels, kConvs[L].in_side, kConvs[L].filters, kConvs[L].kernel,
+                          kConvs[L].pad>;
+using Shape1 = ShapeOf<0>;
+using Shape2 = ShapeOf<1>;
+using Shape3 = ShapeOf<2>;
+static_assert(Shape1::padded == kConv1.padded_side() && Shape3::padded == kConv3.padded_side());
 static_assert(Shape1::side == 2 * Shape2::side && Shape2::side == 2 * Shape3::side);
 static_assert(Shape3::filters * Shape3::pooled * Shape3::pooled == kFc.inputs());
 
@@ -41,8 +48,6 @@ static_assert(Shape3::filters * Shape3::pooled * Shape3::pooled == kFc.inputs())
 // silently), so the spec's values that device code needs are plain constants here.
 inline constexpr int kFcInputs = kFc.inputs();
 
-// normalise_pixel<float>, callable on a device.
-KOKKOS_INLINE_FUNCTION float to_input(std::uint8_t p) { return float(p) / 255.0f - 0.5f; }
 
 // One conv output (before ReLU): canonical weights w[((f*C + c)*K + y)*K + x], input planar c, y, x.
 template <class Sh>
@@ -65,12 +70,9 @@ KOKKOS_INLINE_FUNCTION float max2(float a, float b) { return a > b ? a : b; }
 KOKKOS_INLINE_FUNCTION float max4(float a, float b, float c, float d) { return max2(max2(a, b), max2(c, d)); }
 
 // Softmax of the 10 logits (overwritten) into probs (one thread).
-KOKKOS_INLINE_FUNCTION void softmax10(float* logits, float* probs) {
-  float top = logits[0];
-  for (int o = 1; o < kClasses; ++o) top = max2(top, logits[o]);
-  float sum = 0;
-  for (int o = 0; o < kClasses; ++o) sum += (logits[o] = Kokkos::Experimental::exp(logits[o] - top));
-  for (int o = 0; o < kClasses; ++o) probs[o] = logits[o] / sum;
+KOKKOS_INLINE_FUNCTION void softmax_into(float* logits, float* probs) {
+  softmax_fp32(logits);
+  for (int o = 0; o < kClasses; ++o) probs[o] = logits[o];
 }
 
 // FC output o of one image: weights w[o*320 + flat], flat = pool3's channel-major order.
@@ -82,18 +84,20 @@ KOKKOS_INLINE_FUNCTION float fc_at(const float* in, const float* w, const float*
 
 class KokkosSession : public Session {
  public:
-  KokkosSession(const Network& net, const RunConfig& config);
+  // preferred_batch: the images per launch when --batch is not given (resolve_batch).
+  KokkosSession(const Network& net, const RunConfig& config, std::size_t preferred_batch);
   double upload(const std::uint8_t* pixels, std::size_t n) override;
   double download(float* probs) override;
   bool on_device() const override;
   int threads() const override { return Space().concurrency(); }
+  std::size_t batch() const override { return batch_; }
   std::vector<std::pair<std::string, std::string>> device_info() const override;
 
  protected:
   static double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
-  std::size_t requested_batch_;
+  std::size_t batch_;
   std::size_t n_ = 0;
   Bytes pixels_;
   Floats probs_;

@@ -3,7 +3,7 @@
 // conv+ReLU+pool is one pass: a thread computes the four conv outputs of a pooling window and keeps the
 // largest. Only the pixels are read from and the ten probabilities written to global memory.
 #include "backends/kokkos/kokkos_session.hpp"
-#include "backends/kokkos/kokkos_variants.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::kokkos {
 namespace {
@@ -31,9 +31,10 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool(const Member& team, const float* in, 
   team.team_barrier();
 }
 
-class TeamSession final : public KokkosSession {
+class KokkosTeamSession final : public KokkosSession {
  public:
-  using KokkosSession::KokkosSession;
+  // One launch: teams are independent.
+  KokkosTeamSession(const Network& net, const RunConfig& config) : KokkosSession(net, config, kAllImages) {}
 
   double forward(LayerTimes&) override {
     const auto t0 = std::chrono::steady_clock::now();
@@ -55,7 +56,7 @@ class TeamSession final : public KokkosSession {
         float* p3 = p2 + kPooled2;
         float* logits = p3 + kPooled3;
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kImageBytes), [&](int i) {
-          in[i] = to_input(px[img * kImageBytes + i]);
+          in[i] = normalise_pixel_fp32(px[img * kImageBytes + i]);
         });
         team.team_barrier();
         conv_relu_pool<Shape1>(team, in, w1, b1, p1);
@@ -64,16 +65,11 @@ class TeamSession final : public KokkosSession {
         Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses),
                              [&](int o) { logits[o] = fc_at(p3, fw, fb, o); });
         team.team_barrier();
-        Kokkos::single(Kokkos::PerTeam(team), [&] { softmax10(logits, probs + img * kClasses); });
+        Kokkos::single(Kokkos::PerTeam(team), [&] { softmax_into(logits, probs + img * kClasses); });
       });
     }
     Kokkos::fence();
     return ms_since(t0);
-  }
-
-  std::size_t batch() const override {
-    if (requested_batch_ > 0) return requested_batch_;
-    return n_ > 0 ? n_ : 1;  // one launch: teams are independent
   }
 
  private:
@@ -84,10 +80,8 @@ class TeamSession final : public KokkosSession {
   }
 };
 
+const VariantRegistration kTeam{"kokkos", 2, open_session<KokkosTeamSession>,
+    {"team", "TeamPolicy, a team per image, activations in team scratch, conv+ReLU+pool fused", false}};
+
 }  // namespace
-
-std::unique_ptr<Session> open_team(const Network& net, const RunConfig& config) {
-  return std::make_unique<TeamSession>(net, config);
-}
-
 }  // namespace cnn::kokkos

@@ -1,6 +1,6 @@
 #include "backends/openacc/openacc_kernels.hpp"
 
-#include <math.h>  // expf: the C name, which GCC's nvptx offload compiler finds in its own libm
+#include "common/fp32_math.hpp"
 
 namespace cnn::openacc {
 namespace {
@@ -23,13 +23,8 @@ static_assert(kConv1.filters % kFilterGroup == 0 && kConv2.filters % kFilterGrou
 
 #pragma acc routine seq
 [[gnu::always_inline]] inline float activation(float v) { return v; }
-// normalise_pixel<float>, spelled out (code called from a compute region must be marked for the device),
-// with the division by 255 as a multiplication: at most 1 ulp apart, and PTX's IEEE division costs about
-// as many instructions per input value as the conv does multiply-adds on it.
 #pragma acc routine seq
-[[gnu::always_inline]] inline float activation(std::uint8_t p) {
-  return static_cast<float>(p) * (1.0f / 255.0f) - 0.5f;
-}
+[[gnu::always_inline]] inline float activation(std::uint8_t p) { return normalise_pixel_fp32(p); }
 
 // One conv output (before bias) as the thesis computes it: the 5x5 window over every input channel,
 // out-of-image taps skipped (zero padding).
@@ -199,12 +194,7 @@ void softmax_layer(float* a, int n) {
   const std::size_t len = std::size_t(n) * kClasses;
 #pragma acc parallel loop gang worker vector present(a[0:len])
   for (int i = 0; i < n; ++i) {
-    float* v = a + std::size_t(i) * kClasses;
-    float amax = v[0];
-    for (int o = 1; o < kClasses; ++o) amax = max_of(amax, v[o]);
-    float sum = 0.0f;
-    for (int o = 0; o < kClasses; ++o) sum += (v[o] = expf(v[o] - amax));
-    for (int o = 0; o < kClasses; ++o) v[o] /= sum;
+    softmax_fp32(a + std::size_t(i) * kClasses);
   }
 }
 
@@ -231,15 +221,10 @@ void fc_softmax(const float* in, int n, const float* w, const float* b, float* p
 #pragma GCC unroll 10
       for (int o = 0; o < kClasses; ++o) a[o] += w[o * kFcIn + k] * xk;
     }
-    float amax = a[0];
-#pragma GCC unroll 10
-    for (int o = 1; o < kClasses; ++o) amax = max_of(amax, a[o]);
-    float sum = 0.0f;
-#pragma GCC unroll 10
-    for (int o = 0; o < kClasses; ++o) sum += (a[o] = expf(a[o] - amax));
+    softmax_fp32(a);
     float* out = probs + std::size_t(i) * kClasses;
 #pragma GCC unroll 10
-    for (int o = 0; o < kClasses; ++o) out[o] = a[o] / sum;
+    for (int o = 0; o < kClasses; ++o) out[o] = a[o];
   }
 }
 

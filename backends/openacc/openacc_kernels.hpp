@@ -1,6 +1,6 @@
 // The OpenACC compute regions. Every array they touch must already be present on the device: the
 // callers' data regions decide whether that means a copy per call (openacc:naive) or buffers resident
-// for the whole session (openacc:data, openacc:batch). On the host fallback `present` is a no-op.
+// for the whole session (openacc:data, openacc:flat). On the host fallback `present` is a no-op.
 //
 // Layouts are the canonical ones (common/network.hpp): images uint8 planar, activations per image
 // channel-major (c, y, x), conv weights (f, c, ky, kx), FC weights (o, c*16 + y*4 + x).
@@ -24,9 +24,8 @@ void softmax_layer(float* a, int n);
 
 // Fused steps: conv + ReLU + 2x2 max-pool in one region, each iteration computing the four conv outputs
 // under one pooled pixel from a 6x6 input patch held in registers; FC + softmax in one region, an image
-// per iteration. The flat mapping computes kFilterGroup filters per iteration from the same patch (on the
-// H200, 50000 images, forward: 1 filter 84 ms, 2 filters 52 ms, 4 filters 34 ms, measured before conv1's
-// 1/255 became a multiplication); the gang mapping one.
+// per iteration. The flat mapping computes kFilterGroup filters per iteration from the same patch (the
+// choice is measured in backends/openacc/README.md); the gang mapping one.
 inline constexpr int kFilterGroup = 4;
 enum class Mapping {
   flat,         // gang worker vector over the collapsed (image, filter group, y, x) space

@@ -7,7 +7,7 @@
 //    the same clauses find everything present and nothing moves inside forward().
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
-#include "backends/openacc/openacc_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 
 namespace cnn::openacc {
@@ -51,10 +51,10 @@ void softmax_step(float* a, int n) {
   softmax_layer(a, n);
 }
 
-class LayerwiseSession final : public OpenAccSession {
+class OpenAccLayerwiseSession final : public OpenAccSession {
  public:
-  LayerwiseSession(const Network& net, const RunConfig& config, bool resident)
-      : OpenAccSession(net, config, resident), chunk_(chunk_images(config, resident ? kDataChunk : kNaiveChunk)) {
+  OpenAccLayerwiseSession(const Network& net, const RunConfig& config, bool resident)
+      : OpenAccSession(net, config, resident), chunk_(resolve_batch(config, resident ? kDataChunk : kNaiveChunk)) {
     for (int l = 0; l < 3; ++l) {
       const ConvSpec& s = kConvs[l];
       conv_out_[l].reset(chunk_ * s.filters * s.out_side() * s.out_side(), resident_);
@@ -108,14 +108,19 @@ class LayerwiseSession final : public OpenAccSession {
   Mirror<float> conv_out_[3], pool_out_[3];
 };
 
-}  // namespace
-
 std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayerwiseSession>(net, config, false);
+  return std::make_unique<OpenAccLayerwiseSession>(net, config, false);
 }
+
+const VariantRegistration kNaive{"openacc", 1, open_naive,
+    {"naive", "the thesis' first port: a parallel loop per layer, weights and activations copied each call", true}};
 
 std::unique_ptr<Session> open_data(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayerwiseSession>(net, config, true);
+  return std::make_unique<OpenAccLayerwiseSession>(net, config, true);
 }
 
+const VariantRegistration kData{"openacc", 2, open_data,
+    {"data", "the same loops, with weights, images and activations resident on the device (present)", true}};
+
+}  // namespace
 }  // namespace cnn::openacc

@@ -61,9 +61,4 @@ std::size_t OpenAccSession::device_memory_bytes() const {
   return weights_.device_bytes() + probs_.device_bytes() + n_ * kImageBytes + activation_device_bytes();
 }
 
-std::size_t chunk_images(const RunConfig& config, std::size_t fallback) {
-  const std::size_t want = config.batch ? config.batch : fallback;
-  return std::max<std::size_t>(1, config.images ? std::min(want, config.images) : want);
-}
-
 }  // namespace cnn::openacc

@@ -69,7 +69,7 @@ struct Weights {
 };
 
 // upload/download and the device facts, for sessions whose forward() reads images_ and writes probs_.
-// `resident` (openacc:data, openacc:batch): images and probabilities live on the device between calls,
+// `resident` (openacc:data, openacc:flat): images and probabilities live on the device between calls,
 // so upload/download are the h2d/d2h copies. Otherwise (openacc:naive) forward() copies per layer.
 class OpenAccSession : public Session {
  public:
@@ -97,8 +97,5 @@ class OpenAccSession : public Session {
   void unmap_images();
   std::function<void(std::size_t, std::size_t)> progress_;
 };
-
-// Images per chunk: the configured batch, else `fallback`, never more than the images of the run.
-std::size_t chunk_images(const RunConfig& config, std::size_t fallback);
 
 }  // namespace cnn::openacc

@@ -1,21 +1,14 @@
-// Registration of the OpenMP backend.
+// The OpenMP backend: runnable wherever it was built, on every core. Its variants register themselves in
+// their files.
 #include <omp.h>
 
-#include "backends/openmp/openmp_variants.hpp"
-#include "common/variant_table.hpp"
+#include "common/registry.hpp"
 
-namespace cnn {
+namespace cnn::openmp {
+namespace {
 
-std::unique_ptr<Backend> make_openmp_backend() {
-  return std::make_unique<VariantTable>(
-      "openmp",
-      [] { return Availability{true, "", "CPU, " + std::to_string(omp_get_num_procs()) + " cores"}; },
-      std::vector<VariantEntry>{
-          {{"naive", "the thesis' OpenMP port: serial:naive's loops with `omp parallel for` over output maps", true},
-           openmp::open_naive},
-          {{"batch", "threads over images, each running serial:opt's kernel with its activations in cache", false},
-           openmp::open_batch},
-      });
-}
+const BackendRegistration kOpenMp{
+    "openmp", [] { return Availability{true, "", "CPU, " + std::to_string(omp_get_num_procs()) + " cores"}; }};
 
-}  // namespace cnn
+}  // namespace
+}  // namespace cnn::openmp

@@ -2,12 +2,7 @@
 // compiled here with OpenMP so that their `omp parallel for` over output maps takes effect. One image at
 // a time, layer by layer: the parallel regions are small (16-20 maps), so fork/join costs show.
 #include "backends/cpu_kernels/thesis_naive.hpp"
-#include "backends/openmp/openmp_variants.hpp"
+#include "common/registry.hpp"
 
-namespace cnn::openmp {
-
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<thesis::NaiveSession>(net, config);
-}
-
-}  // namespace cnn::openmp
+const cnn::VariantRegistration kOpenMpNaive{"openmp", 1, cnn::open_session<cnn::thesis::ThesisNaiveSession>,
+    {"naive", "the thesis' OpenMP port: serial:naive's loops with `omp parallel for` over output maps", true}};

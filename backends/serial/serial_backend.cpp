@@ -1,18 +1,10 @@
-// Registration of the serial backend: its variants, in the order a reader should meet them.
-#include "backends/serial/serial_variants.hpp"
-#include "common/variant_table.hpp"
+// The serial backend: always runnable, on one CPU thread. Its variants register themselves in their files.
+#include "common/registry.hpp"
 
-namespace cnn {
+namespace cnn::serial {
+namespace {
 
-std::unique_ptr<Backend> make_serial_backend() {
-  return std::make_unique<VariantTable>(
-      "serial", [] { return Availability{true, "", "CPU, 1 thread"}; },
-      std::vector<VariantEntry>{
-          {{"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true},
-           serial::open_naive},
-          {{"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false},
-           serial::open_opt},
-      });
-}
+const BackendRegistration kSerial{"serial", [] { return Availability{true, "", "CPU, 1 thread"}; }};
 
-}  // namespace cnn
+}  // namespace
+}  // namespace cnn::serial

@@ -1,12 +1,7 @@
 // serial:naive, a faithful C++ port of the thesis' serial code (backends/cpu_kernels/thesis_naive.hpp),
 // compiled without OpenMP. It is the baseline: every other variant's speedup is measured against it.
 #include "backends/cpu_kernels/thesis_naive.hpp"
-#include "backends/serial/serial_variants.hpp"
+#include "common/registry.hpp"
 
-namespace cnn::serial {
-
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<thesis::NaiveSession>(net, config);
-}
-
-}  // namespace cnn::serial
+const cnn::VariantRegistration kSerialNaive{"serial", 1, cnn::open_session<cnn::thesis::ThesisNaiveSession>,
+    {"naive", "the thesis' serial C loops: ConvNetJS volumes, bounds-checked padding, layer by layer", true}};

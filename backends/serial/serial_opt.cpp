@@ -1,18 +1,18 @@
 // serial:opt, the optimised CPU forward pass (backends/cpu_kernels/fast_forward.hpp) on one thread, one
 // image after another. Against serial:naive it removes the bounds checks, re-lays weights so one tap's
 // filters are contiguous, and blocks registers over a vector of pixels times all filters.
-// Measured on the 2-core AVX-512 dev machine: see backends/openmp/README.md.
+// Figures: backends/openmp/README.md.
 #include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/serial/serial_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
 
 namespace cnn::serial {
 namespace {
 
-class OptSession final : public HostSession {
+class SerialOptSession final : public HostSession {
  public:
-  OptSession(const Network& net, const RunConfig& config) : net_(net), progress_(config.progress) {}
+  SerialOptSession(const Network& net, const RunConfig& config) : net_(net), progress_(config.progress) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
@@ -30,10 +30,8 @@ class OptSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
+const VariantRegistration kOpt{"serial", 2, open_session<SerialOptSession>,
+    {"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false}};
+
 }  // namespace
-
-std::unique_ptr<Session> open_opt(const Network& net, const RunConfig& config) {
-  return std::make_unique<OptSession>(net, config);
-}
-
 }  // namespace cnn::serial

@@ -29,7 +29,7 @@ class LayerEvents {
 
 class DeviceSession : public Session {
  public:
-  DeviceSession(std::string label, const RunConfig& config, std::size_t default_batch);
+  DeviceSession(std::string label, const RunConfig& config, std::size_t preferred_batch);
   ~DeviceSession() override;
 
   double upload(const std::uint8_t* pixels, std::size_t n) override;

@@ -1,10 +1,10 @@
-// What the layer-wise CUDA variants (naive, tiled) share: the ReLU, pool, FC and softmax kernels, the
+// What the layer-wise CUDA variants (naive, shared_planes) share: the ReLU, pool, FC and softmax kernels, the
 // ping-pong activation buffers in global memory, and per-layer CUDA-event timing. A variant supplies only
 // its convolution.
 #pragma once
 
-#include "backends/cuda/device_session.hpp"
-#include "backends/cuda/kernels_common.cuh"
+#include "backends/cuda/cuda_device_session.hpp"
+#include "backends/cuda/cuda_kernels.cuh"
 
 namespace cnn::cuda::layerwise {
 
@@ -38,7 +38,7 @@ static __global__ void fc_kernel(const float* in, const float* w, const float* b
 
 static __global__ void softmax_kernel(float* z, std::size_t images) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  if (i < images) softmax10(z + i * kClasses);
+  if (i < images) softmax_fp32(z + i * kClasses);
 }
 
 struct DeviceConv {
@@ -50,9 +50,10 @@ struct DeviceConv {
 //   void operator()(int l, const float* in, float* out, std::size_t n, cudaStream_t s) const;
 // with the weights given by setup(net, session). Everything else (ReLU, pool, FC, softmax, timing) is shared.
 template <typename ConvStep>
-class LayerwiseSession final : public DeviceSession {
+class CudaLayerwiseSession final : public DeviceSession {
  public:
-  LayerwiseSession(const char* label, const Network& net, const RunConfig& config) : DeviceSession(label, config, 4096) {
+  CudaLayerwiseSession(const char* label, const Network& net, const RunConfig& config)
+      : DeviceSession(label, config, 4096) {
     conv_step_.setup(net, *this);
     fc_ = {to_device(net.fc.weights), to_device(net.fc.bias)};
     // Two ping-pong buffers, each big enough for the largest activation of a chunk (conv1's output).

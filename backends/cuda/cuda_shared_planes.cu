@@ -1,12 +1,12 @@
-// cuda:tiled, the classic optimisation step over cuda:naive, still layer by layer:
+// cuda:shared_planes, the classic optimisation step over cuda:naive, still layer by layer:
 // - a block takes one image and FPT filters; it stages the image's whole padded input (all channels) in
 //   shared memory once, so the 5x5xC window reads come from shared memory, not global;
 // - the padding is stored as zeros: no bounds checks in the inner loop;
 // - conv1 and conv2 weights sit in constant memory (a warp reads one weight: a broadcast); conv3's 40 KB
 //   would overflow the 64 KB of constant memory next to them, so it comes through the read-only cache;
 // - the 5x5 loops are unrolled, and each thread computes FPT filters of its pixel (input reuse in registers).
-#include "backends/cuda/layerwise.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_layerwise.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -19,7 +19,7 @@ __constant__ float c_w2[kConv2.weight_count()];
 
 template <int L>
 __device__ __forceinline__ float weight(const float* global_w, int f, int c, int tap) {
-  const int i = (f * kConvs[L].in_channels + c) * 25 + tap;
+  const int i = (f * kConvs[L].in_channels + c) * kTaps + tap;
   if constexpr (L == 0) return c_w1[i];
   else if constexpr (L == 1) return c_w2[i];
   else return __ldg(global_w + i);
@@ -28,8 +28,8 @@ __device__ __forceinline__ float weight(const float* global_w, int f, int c, int
 // Block: one image, filters [FPT * blockIdx.y, +FPT); one thread per output pixel (side x side threads).
 // L: the conv layer (0..2); an index, not a reference, as nvcc's kernel stubs need.
 template <int L>
-__global__ void conv_tiled(const float* __restrict__ in, const float* __restrict__ w, const float* __restrict__ bias,
-                           float* __restrict__ out) {
+__global__ void conv_shared_planes(const float* __restrict__ in, const float* __restrict__ w,
+                                   const float* __restrict__ bias, float* __restrict__ out) {
   constexpr ConvSpec S = kConvs[L];
   constexpr int C = S.in_channels, N = S.in_side, P = N + 2 * S.pad, O = S.out_side();
   __shared__ float tile[C * P * P];
@@ -58,7 +58,7 @@ __global__ void conv_tiled(const float* __restrict__ in, const float* __restrict
   for (int f = 0; f < FPT; ++f) out[((img * S.filters + f0 + f) * O + y) * O + x] = acc[f];
 }
 
-struct TiledConv {
+struct SharedPlanesConv {
   const float* w[3];
   const float* b[3];
   template <typename Session>
@@ -74,7 +74,7 @@ struct TiledConv {
   void launch(const float* in, float* out, std::size_t n, cudaStream_t s) const {
     constexpr ConvSpec S = kConvs[L];
     const dim3 grid(unsigned(n), S.filters / FPT);
-    conv_tiled<L><<<grid, S.out_side() * S.out_side(), 0, s>>>(in, w[L], b[L], out);
+    conv_shared_planes<L><<<grid, S.out_side() * S.out_side(), 0, s>>>(in, w[L], b[L], out);
   }
   void operator()(int l, const float* in, float* out, std::size_t n, cudaStream_t s) const {
     if (l == 0) launch<0>(in, out, n, s);
@@ -83,10 +83,13 @@ struct TiledConv {
   }
 };
 
-}  // namespace
-
-std::unique_ptr<Session> open_tiled(const Network& net, const RunConfig& config) {
-  return std::make_unique<layerwise::LayerwiseSession<TiledConv>>("cuda:tiled", net, config);
+std::unique_ptr<Session> open_shared_planes(const Network& net, const RunConfig& config) {
+  return std::make_unique<layerwise::CudaLayerwiseSession<SharedPlanesConv>>("cuda:shared_planes", net, config);
 }
 
+const VariantRegistration kSharedPlanes{"cuda", 2, open_shared_planes,
+    {"shared_planes", "layer by layer; input planes staged in shared memory, conv1/conv2 weights in constant memory, "
+                      "unrolled 5x5 loops, several filters per thread", true}};
+
+}  // namespace
 }  // namespace cnn::cuda

@@ -1,4 +1,4 @@
-// cuda:fused_batch, the whole network in one kernel, one block per SM working on a batch of kB images at
+// cuda:fused_persistent, the whole network in one kernel, one block per SM working on a group of kGroup images at
 // a time. What it changes against cuda:fused (a block per image, 3 blocks per SM), and why:
 // - Every weight lives in shared memory once per SM (77 KB), not once per block: cuda:fused could keep only
 //   conv2's there and read conv1/conv3 from constant memory, whose cache missed (conv3: 40 KB).
@@ -7,35 +7,31 @@
 // - Work per layer is split into equal warp items (image, filter group, rows) with 20-40 accumulators per
 //   thread, and weights are warp-uniform (shared-memory broadcasts): conv3 uses every warp (its channel
 //   halves are summed with a shuffle), where cuda:fused left 96 of 256 threads idle.
-// - 4 barriers per batch of 3 images instead of 6 per image.
+// - 4 barriers per group of 3 images instead of 6 per image.
 // Shared memory (204 KB): weights, then per image the padded conv1 input (conv3's input aliases it), the
 // padded conv2 input, the 320 pooled values. Padding is stored, so the 5x5 windows need no bounds checks.
 #include <algorithm>
 
-#include "backends/cuda/device_session.hpp"
-#include "backends/cuda/fused_parts.cuh"
-#include "backends/cuda/kernels_common.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_device_session.hpp"
+#include "backends/cuda/cuda_fused_parts.cuh"
+#include "backends/cuda/cuda_kernels.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
 
-constexpr int kB = 3;  // images per batch; 4 would not leave room for the weights
+constexpr int kGroup = 3;  // images a block works on at a time; 4 would not leave room for the weights
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
-constexpr int kTaps = 25;
-// Channel-loop unrolling per layer, measured on the H200 at 50000 images: conv2 unrolled by 2 took 9.25 ms,
-// by 1 8.35 ms: its 2 x 1000-FFMA body overflowed the instruction cache ("no instruction" stalls 0.53 ->
-// 0.03 per issue). conv3 by 2 (8.35) vs 1 (8.43); conv1 by 3 (all channels) was slower (9.69).
+// Channel-loop unrolling per layer, the fastest on the H200 (backends/cuda/README.md): conv2 unrolled by 2
+// has a body too large for the instruction cache ("no instruction" stalls); conv1 fully unrolled is slower.
 constexpr int kUnroll1 = 1, kUnroll2 = 1, kUnroll3 = 2;
-constexpr int P1 = 36, P2 = 20, P3 = 12;  // padded plane sides
+constexpr int P1 = kConv1.padded_side(), P2 = kConv2.padded_side(), P3 = kConv3.padded_side();
 // Row stride of conv2's input: 24, not 20, so that the two pooled rows a half-warp reads are 16 banks
 // apart and its 64-bit patch loads never conflict.
 constexpr int S2 = 24;
 constexpr int C1 = kConv1.in_channels, C2 = kConv2.in_channels, C3 = kConv3.in_channels;
 constexpr int F1 = kConv1.filters, F2 = kConv2.filters, F3 = kConv3.filters;
-static_assert(P1 == kConv1.in_side + 2 * kConv1.pad && P2 == kConv2.in_side + 2 * kConv2.pad &&
-                  P3 == kConv3.in_side + 2 * kConv3.pad,
-              "padded sides");
+static_assert(S2 >= P2, "conv2's input rows hold their padding");
 static_assert(F1 == 16 && F2 == 20 && F3 == 20 && C3 == 20 && kConv1.kernel == 5 && kConv2.kernel == 5 &&
                   kConv3.kernel == 5,
               "the warp items below are laid out for this network");
@@ -53,11 +49,11 @@ constexpr int kPooled = kFc.inputs();
 constexpr int kImage = kIn1 + kIn2 + kPooled;  // per image
 constexpr int kOffW2 = kW1, kOffW3 = kOffW2 + kW2, kOffW3Rest = kOffW3 + 2 * kW3HalfStride;
 constexpr int kOffImages = kOffW3Rest + 2 * kW3RestHalf;
-constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kB * kImage) * sizeof(float);
+constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kGroup * kImage) * sizeof(float);
 static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
 static_assert(kOffW2 % 4 == 0 && kOffW3 % 4 == 0 && kW3HalfStride % 4 == 0, "float4 alignment");
 static_assert(kOffImages % 2 == 0 && kImage % 2 == 0 && kIn1 % 2 == 0, "patches are read as float2");
-constexpr int kPixelWords = (kB * kImageBytes / 4 + kThreads - 1) / kThreads;  // per thread and batch
+constexpr int kPixelWords = (kGroup * kImageBytes / 4 + kThreads - 1) / kThreads;  // per thread and group
 static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
 
 __constant__ float c_b1[F1];
@@ -90,13 +86,13 @@ __device__ void stage_weights(float* s, const float* w1, const float* w2, const 
     else
       s[kOffW3Rest + h * kW3RestHalf + ct * 4 + g] = __ldg(w3 + i);
   }
-  // conv2's input padding is never written again (only interiors are); conv1's is, every batch (conv3's
+  // conv2's input padding is never written again (only interiors are); conv1's is, every group (conv3's
   // input aliases it).
-  for (int i = t; i < kB * kIn2; i += kThreads) s[kOffImages + i / kIn2 * kImage + kIn1 + i % kIn2] = 0.0f;
+  for (int i = t; i < kGroup * kIn2; i += kThreads) s[kOffImages + i / kIn2 * kImage + kIn1 + i % kIn2] = 0.0f;
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
-    fused_batch_kernel(const std::uint8_t* __restrict__ images, const float* __restrict__ w1,
+    fused_persistent_kernel(const std::uint8_t* __restrict__ images, const float* __restrict__ w1,
                        const float* __restrict__ w2, const float* __restrict__ w3, const float* __restrict__ wfc,
                        const float* __restrict__ bfc, float* __restrict__ probs, int count) {
   extern __shared__ __align__(16) float smem[];
@@ -106,16 +102,16 @@ __global__ void __launch_bounds__(kThreads, 1)
   const float* w3r = smem + kOffW3Rest;
   float* img_base = smem + kOffImages;
   const int t = threadIdx.x, warp = t / 32, lane = t % 32;
-  // The batch's pixels, 4 uint8 per word, loaded one batch ahead (before conv3 of the previous batch), so
+  // The group's pixels, 4 uint8 per word, loaded one group ahead (before conv3 of the previous group), so
   // the DRAM latency hides behind conv3 and the FC layer.
   std::uint32_t pixels[kPixelWords];
-  const auto fetch = [&](int first) { fetch_pixel_words<kThreads>(images, first, min(kB, count - first), pixels); };
-  if (blockIdx.x * kB < count) fetch(blockIdx.x * kB);
+  const auto fetch = [&](int first) { fetch_pixel_words<kThreads>(images, first, min(kGroup, count - first), pixels); };
+  if (blockIdx.x * kGroup < count) fetch(blockIdx.x * kGroup);
   stage_weights(smem, w1, w2, w3);
 
-  for (int first = blockIdx.x * kB; first < count; first += gridDim.x * kB) {
-    const int valid = min(kB, count - first);  // images of this batch
-    __syncthreads();  // weights staged / the previous batch is done with conv1's input
+  for (int first = blockIdx.x * kGroup; first < count; first += gridDim.x * kGroup) {
+    const int valid = min(kGroup, count - first);  // images of this group
+    __syncthreads();  // weights staged / the previous group is done with conv1's input
 
     // Pixels -> conv1's padded input; then its border (conv3 wrote over it).
 #pragma unroll
@@ -123,10 +119,10 @@ __global__ void __launch_bounds__(kThreads, 1)
       const int i = t + k * kThreads;
       if (i >= valid * (kImageBytes / 4)) break;
       const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
-      const int c = p / 1024, y = p / 32 % 32, x = p % 32;
-      float* dst = img_base + b * kImage + (c * P1 + y + 2) * P1 + x + 2;
+      const int c = p / kImagePlane, y = p / kImageSide % kImageSide, x = p % kImageSide, pad = kConv1.pad;
+      float* dst = img_base + b * kImage + (c * P1 + y + pad) * P1 + x + pad;
 #pragma unroll
-      for (int j = 0; j < 4; ++j) dst[j] = normalise(std::uint8_t(pixels[k] >> (8 * j)));
+      for (int j = 0; j < 4; ++j) dst[j] = normalise_pixel_fp32(std::uint8_t(pixels[k] >> (8 * j)));
     }
     for (int i = t; i < valid * C1 * kBorder<P1>; i += kThreads) {
       const int b = i / (C1 * kBorder<P1>), c = i / kBorder<P1> % C1;
@@ -186,7 +182,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    if (first + gridDim.x * kB < count) fetch(first + gridDim.x * kB);
+    if (first + gridDim.x * kGroup < count) fetch(first + gridDim.x * kGroup);
 
     // conv3 + ReLU + pool. Warp item (image, group of 5 filters): lanes 0-15 the 16 pooled outputs over
     // channels 0-9, lanes 16-31 the same over channels 10-19; a shuffle adds the halves.
@@ -224,10 +220,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
 }
 
-class FusedBatchSession final : public DeviceSession {
+class CudaFusedPersistentSession final : public DeviceSession {
  public:
-  FusedBatchSession(const Network& net, const RunConfig& config)
-      : DeviceSession("cuda:fused_batch", config, 1 << 20) {
+  CudaFusedPersistentSession(const Network& net, const RunConfig& config)
+      : DeviceSession("cuda:fused_persistent", config, 1 << 20) {
     check(cudaMemcpyToSymbol(c_b1, net.conv1.bias.data(), sizeof(c_b1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_b2, net.conv2.bias.data(), sizeof(c_b2)), "conv2 bias");
     check(cudaMemcpyToSymbol(c_b3, net.conv3.bias.data(), sizeof(c_b3)), "conv3 bias");
@@ -236,16 +232,16 @@ class FusedBatchSession final : public DeviceSession {
     w3_ = to_device(net.conv3.weights);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    check(cudaFuncSetAttribute(fused_batch_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
+    check(cudaFuncSetAttribute(fused_persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
           "shared memory size");
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
   }
 
  protected:
   void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
-    const std::size_t batches = (n + kB - 1) / kB;
-    const int blocks = int(std::min<std::size_t>(batches, std::size_t(std::max(1, sms_))));
-    fused_batch_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, w1_, w2_, w3_, wfc_, bfc_, probs, int(n));
+    const std::size_t groups = (n + kGroup - 1) / kGroup;
+    const int blocks = int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms_))));
+    fused_persistent_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, w1_, w2_, w3_, wfc_, bfc_, probs, int(n));
   }
 
  private:
@@ -253,10 +249,9 @@ class FusedBatchSession final : public DeviceSession {
   int sms_ = 1;
 };
 
+const VariantRegistration kFusedPersistent{"cuda", 4, open_session<CudaFusedPersistentSession>,
+    {"fused_persistent", "the whole network in one kernel: a block per SM on 3 images at a time, all weights and "
+                         "activations in shared memory, every warp busy in every layer", false}};
+
 }  // namespace
-
-std::unique_ptr<Session> open_fused_batch(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedBatchSession>(net, config);
-}
-
 }  // namespace cnn::cuda

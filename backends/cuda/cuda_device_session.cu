@@ -1,4 +1,4 @@
-#include "backends/cuda/device_session.hpp"
+#include "backends/cuda/cuda_device_session.hpp"
 
 #include <algorithm>
 
@@ -31,8 +31,8 @@ void LayerEvents::add_to(LayerTimes& layers) const {
   }
 }
 
-DeviceSession::DeviceSession(std::string label, const RunConfig& config, std::size_t default_batch)
-    : label_(std::move(label)), batch_(config.batch > 0 ? config.batch : default_batch) {
+DeviceSession::DeviceSession(std::string label, const RunConfig& config, std::size_t preferred_batch)
+    : label_(std::move(label)), batch_(resolve_batch(config, preferred_batch)) {
   // No cudaSetDevice: it would force the primary context current, and an OpenACC run earlier in this
   // process (GCC's libgomp, which made its own context current) would then launch into the wrong context
   // ("invalid resource handle"). Without it the runtime adopts whatever context is current on device 0.

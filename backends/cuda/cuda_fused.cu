@@ -15,27 +15,27 @@
 //   (dead by then), which keeps shared memory at 3 blocks per SM.
 #include <algorithm>
 
-#include "backends/cuda/device_session.hpp"
-#include "backends/cuda/fused_parts.cuh"
-#include "backends/cuda/kernels_common.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_device_session.hpp"
+#include "backends/cuda/cuda_fused_parts.cuh"
+#include "backends/cuda/cuda_kernels.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int P1 = kConv1.in_side + 2 * kConv1.pad;  // 36: padded input planes
-constexpr int P2 = kConv2.in_side + 2 * kConv2.pad;  // 20
-constexpr int P3 = kConv3.in_side + 2 * kConv3.pad;  // 12
+constexpr int P1 = kConv1.padded_side(), P2 = kConv2.padded_side(), P3 = kConv3.padded_side();
 constexpr int kIn1 = kConv1.in_channels * P1 * P1, kIn2 = kConv2.in_channels * P2 * P2;
 constexpr int kIn3 = kConv3.in_channels * P3 * P3, kPooled = kFc.inputs();
 constexpr int kGroups2 = 4, kNF2 = kConv2.filters / kGroups2;  // conv2: 4 filter groups of 5
-constexpr int kTaps = 25;
 constexpr int kW2Count = int(kConv2.weight_count());
 constexpr int kW2Quad = kConv2.in_channels * kTaps * kGroups2 * 4;  // first 4 filters of each group
 constexpr int kW2Rest = kConv2.in_channels * kTaps * kGroups2;      // the fifth
 constexpr std::size_t kSharedBytes = std::size_t(kIn1 + kIn2 + kPooled + 16 + kW2Quad + kW2Rest) * sizeof(float);
 static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
+// conv3's threads: one per pooled output and pair of filters.
+constexpr int kConv3Items = kConv3.pooled_side() * kConv3.pooled_side() * kConv3.filters / 2;
+static_assert(kConv3Items <= kThreads && kConv3.pooled_side() == 4, "q / 4, q % 4 below");
 static_assert((kIn1 + kIn2 + kPooled + 16) % 4 == 0, "conv2 weights start float4-aligned");
 static_assert(kNF2 == 5 && kConv2.kernel == 5 && kConv1.kernel == 5 && kConv3.kernel == 5, "5x5, 5 filters/group");
 static_assert(kConv1.pooled_side() * kConv1.pooled_side() == kThreads, "conv1: a thread per pooled output");
@@ -63,7 +63,7 @@ __device__ __forceinline__ void conv_2x2(const float* in, int py, int px, int f0
 #pragma unroll
     for (int f = 0; f < NF; ++f)
 #pragma unroll
-      for (int tap = 0; tap < 25; ++tap) fma_2x2(acc[f], w(f0 + f, c, tap), patch, tap / 5, tap % 5);
+      for (int tap = 0; tap < kTaps; ++tap) fma_2x2(acc[f], w(f0 + f, c, tap), patch, tap / kKernel, tap % kKernel);
   }
 }
 
@@ -117,10 +117,10 @@ __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* 
     const std::uint32_t* px4 = reinterpret_cast<const std::uint32_t*>(images + std::size_t(img) * kImageBytes);
     for (int i = t; i < kImageBytes / 4; i += kThreads) {
       const std::uint32_t word = __ldg(px4 + i);
-      const int p = 4 * i, c = p / 1024, y = p / 32 % 32, x = p % 32;
-      float* dst = in1 + (c * P1 + y + 2) * P1 + x + 2;
+      const int p = 4 * i, c = p / kImagePlane, y = p / kImageSide % kImageSide, x = p % kImageSide;
+      float* dst = in1 + (c * P1 + y + kConv1.pad) * P1 + x + kConv1.pad;
 #pragma unroll
-      for (int b = 0; b < 4; ++b) dst[b] = normalise(std::uint8_t(word >> (8 * b)));
+      for (int b = 0; b < 4; ++b) dst[b] = normalise_pixel_fp32(std::uint8_t(word >> (8 * b)));
     }
     for (int i = t; i < kIn1; i += kThreads) {
       const int y = i / P1 % P1, x = i % P1;
@@ -135,7 +135,7 @@ __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* 
       float acc[kConv1.filters / 2][4] = {};
       conv_2x2<kConv1.in_channels, P1, kConv1.filters / 2, true>(
           in1, t / 16, t % 16, f0,
-          [](int f, int c, int tap) { return c_w1[(f * kConv1.in_channels + c) * 25 + tap]; }, acc);
+          [](int f, int c, int tap) { return c_w1[(f * kConv1.in_channels + c) * kTaps + tap]; }, acc);
 #pragma unroll
       for (int f = 0; f < kConv1.filters / 2; ++f)
         in2[((f0 + f) * P2 + t / 16 + 2) * P2 + t % 16 + 2] = pool_relu(acc[f], c_b1[f0 + f]);
@@ -157,11 +157,11 @@ __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* 
     }
     __syncthreads();
 
-    if (t < 160) {  // conv3 + ReLU + pool: pooled (q / 4, q % 4), filters 2g, 2g + 1
+    if (t < kConv3Items) {  // conv3 + ReLU + pool: pooled (q / 4, q % 4), filters 2g, 2g + 1
       const int q = t % 16, f0 = t / 16 * 2;
       float acc[2][4] = {};
       conv_2x2<kConv3.in_channels, P3, 2, false>(
-          in3, q / 4, q % 4, f0, [](int f, int c, int tap) { return c_w3[(f * kConv3.in_channels + c) * 25 + tap]; },
+          in3, q / 4, q % 4, f0, [](int f, int c, int tap) { return c_w3[(f * kConv3.in_channels + c) * kTaps + tap]; },
           acc);
 #pragma unroll
       for (int f = 0; f < 2; ++f) pooled[(f0 + f) * 16 + q] = pool_relu(acc[f], c_b3[f0 + f]);
@@ -180,16 +180,16 @@ __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* 
     }
     __syncthreads();
     if (t == 0) {
-      softmax10(logits);
+      softmax_fp32(logits);
 #pragma unroll
       for (int k = 0; k < kClasses; ++k) probs[std::size_t(img) * kClasses + k] = logits[k];
     }
   }
 }
 
-class FusedSession final : public DeviceSession {
+class CudaFusedSession final : public DeviceSession {
  public:
-  FusedSession(const Network& net, const RunConfig& config) : DeviceSession("cuda:fused", config, 1 << 20) {
+  CudaFusedSession(const Network& net, const RunConfig& config) : DeviceSession("cuda:fused", config, 1 << 20) {
     check(cudaMemcpyToSymbol(c_w1, net.conv1.weights.data(), sizeof(c_w1)), "conv1 weights");
     check(cudaMemcpyToSymbol(c_b1, net.conv1.bias.data(), sizeof(c_b1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_b2, net.conv2.bias.data(), sizeof(c_b2)), "conv2 bias");
@@ -217,10 +217,9 @@ class FusedSession final : public DeviceSession {
   int resident_blocks_ = 1;
 };
 
+const VariantRegistration kFused{"cuda", 3, open_session<CudaFusedSession>,
+    {"fused", "the whole network in one kernel: a block per image at a time, every activation in shared memory, uint8 "
+              "pixels in, 10 probabilities out", false}};
+
 }  // namespace
-
-std::unique_ptr<Session> open_fused(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config);
-}
-
 }  // namespace cnn::cuda

@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <array>
 
-#include "backends/cuda/device_session.hpp"
-#include "backends/cuda/kernels_common.cuh"
+#include "backends/cuda/cuda_device_session.hpp"
+#include "backends/cuda/cuda_kernels.cuh"
 #include "common/errors.hpp"
-#include "common/variant_table.hpp"
+#include "common/registry.hpp"
 
 namespace cnn {
 namespace {
@@ -177,15 +177,10 @@ class CudnnSession final : public cuda::DeviceSession {
   float *a_, *b_;
 };
 
+const BackendRegistration kCudnn{"cudnn", [] { return cuda::availability(); }};
+
+const VariantRegistration kFp32{"cudnn", 1, open_session<CudnnSession>,
+    {"fp32", "cuDNN 9 convolutions (fastest FP32 algorithm, no TF32), cuBLAS FC, layer by layer", true}};
+
 }  // namespace
-
-std::unique_ptr<Backend> make_cudnn_backend() {
-  return std::make_unique<VariantTable>(
-      "cudnn", [] { return cuda::availability(); },
-      std::vector<VariantEntry>{
-          {{"fp32", "cuDNN 9 convolutions (fastest FP32 algorithm, no TF32), cuBLAS FC, layer by layer", true},
-           [](const Network& net, const RunConfig& cfg) { return std::make_unique<CudnnSession>(net, cfg); }},
-      });
-}
-
 }  // namespace cnn

@@ -1,4 +1,4 @@
-// cuda:fused_tf32x3: the tensor-core skeleton of fused_mma.cuh (cuda:fused_batch's one-block-per-SM fused
+// cuda:fused_tf32x3: the tensor-core skeleton of fused_mma.cuh (cuda:fused_persistent's one-block-per-SM fused
 // network, each convolution an implicit GEMM on mma.sync) with TF32 tiles, m16n8k8, and FP32 accuracy
 // from "3xTF32": an operand x = big + small, big = x rounded to TF32 and small = x - big (exact in FP32);
 // a * b = a_small * b_big + a_big * b_small + a_big * b_big (small terms first, FP32 accumulation), leaving
@@ -7,8 +7,8 @@
 // order and split per K step (both halves would not fit in shared memory beside 3 images).
 #include <cstring>
 
-#include "backends/cuda/fused_mma.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_fused_mma.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -96,10 +96,13 @@ struct Tf32x3 {
   }
 };
 
-}  // namespace
-
 std::unique_ptr<Session> open_fused_tf32x3(const Network& net, const RunConfig& config) {
   return std::make_unique<fused_mma::FusedMmaSession<Tf32x3>>("cuda:fused_tf32x3", net, config);
 }
 
+const VariantRegistration kTf32x3{"cuda", 5, open_fused_tf32x3,
+    {"fused_tf32x3", "the whole network in one kernel like fused_persistent, the convolutions as implicit GEMMs on "
+                           "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)", false}};
+
+}  // namespace
 }  // namespace cnn::cuda

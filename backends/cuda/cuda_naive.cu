@@ -1,8 +1,8 @@
 // cuda:naive, the direct port of the thesis' loops: one thread per output value, one kernel per layer,
 // every activation in global memory (NCHW), the zero padding handled by bounds checks, canonical weight
 // layout read from global memory. Per-layer times come from CUDA events between the kernels.
-#include "backends/cuda/layerwise.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_layerwise.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -41,10 +41,12 @@ struct NaiveConv {
   }
 };
 
-}  // namespace
-
 std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<layerwise::LayerwiseSession<NaiveConv>>("cuda:naive", net, config);
+  return std::make_unique<layerwise::CudaLayerwiseSession<NaiveConv>>("cuda:naive", net, config);
 }
 
+const VariantRegistration kNaive{"cuda", 1, open_naive,
+    {"naive", "one thread per output value, layer by layer, global memory (the direct port)", true}};
+
+}  // namespace
 }  // namespace cnn::cuda

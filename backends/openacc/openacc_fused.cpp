@@ -1,12 +1,12 @@
-// openacc:gangs and openacc:batch: the optimised steps. Everything stays resident (as in openacc:data),
+// openacc:gangs and openacc:flat: the optimised steps. Everything stays resident (as in openacc:data),
 // and the 11 layers become 4 compute regions per chunk: conv+ReLU+pool three times (the conv outputs never
 // reach memory, each iteration computes the four conv outputs under one pooled pixel from a register
 // patch) and FC+softmax. They differ in how the loops map onto the GPU (see Mapping): gangs gives each
-// image a gang and each (filter, pixel) a lane; batch collapses everything into one loop and lets each
+// image a gang and each (filter, pixel) a lane; flat collapses everything into one loop and lets each
 // iteration reuse its input patch for kFilterGroup filters.
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
-#include "backends/openacc/openacc_variants.hpp"
+#include "common/registry.hpp"
 #include "common/timer.hpp"
 
 namespace cnn::openacc {
@@ -15,10 +15,10 @@ namespace {
 // Images per chunk: 16384 keeps pool1's output at 256 MiB and 50000 images in four chunks.
 constexpr std::size_t kFusedChunk = 16384;
 
-class FusedSession final : public OpenAccSession {
+class OpenAccFusedSession final : public OpenAccSession {
  public:
-  FusedSession(const Network& net, const RunConfig& config, Mapping mapping)
-      : OpenAccSession(net, config, true), mapping_(mapping), chunk_(chunk_images(config, kFusedChunk)) {
+  OpenAccFusedSession(const Network& net, const RunConfig& config, Mapping mapping)
+      : OpenAccSession(net, config, true), mapping_(mapping), chunk_(resolve_batch(config, kFusedChunk)) {
     for (int l = 0; l < 3; ++l) {
       const ConvSpec& s = kConvs[l];
       pool_out_[l].reset(chunk_ * s.filters * s.pooled_side() * s.pooled_side(), true);
@@ -54,14 +54,20 @@ class FusedSession final : public OpenAccSession {
   Mirror<float> pool_out_[3];
 };
 
-}  // namespace
-
 std::unique_ptr<Session> open_gangs(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config, Mapping::gang_images);
+  return std::make_unique<OpenAccFusedSession>(net, config, Mapping::gang_images);
 }
 
-std::unique_ptr<Session> open_batch(const Network& net, const RunConfig& config) {
-  return std::make_unique<FusedSession>(net, config, Mapping::flat);
+const VariantRegistration kGangs{"openacc", 3, open_gangs,
+    {"gangs", "conv+ReLU+pool and FC+softmax fused; a gang per image, worker x vector over filters x pixels", false}};
+
+std::unique_ptr<Session> open_flat(const Network& net, const RunConfig& config) {
+  return std::make_unique<OpenAccFusedSession>(net, config, Mapping::flat);
 }
 
+const VariantRegistration kFlat{"openacc", 4, open_flat,
+    {"flat", "the fused regions as one gang-worker-vector loop over images x filter groups x pixels, 4 filters "
+             "each", false}};
+
+}  // namespace
 }  // namespace cnn::openacc

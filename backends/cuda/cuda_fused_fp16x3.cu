@@ -1,4 +1,4 @@
-// cuda:fused_fp16x3: the tensor-core skeleton of fused_mma.cuh (cuda:fused_batch's one-block-per-SM fused
+// cuda:fused_fp16x3: the tensor-core skeleton of fused_mma.cuh (cuda:fused_persistent's one-block-per-SM fused
 // network, each convolution an implicit GEMM on mma.sync) with FP16 tiles, m16n8k16, and FP32 accuracy
 // from "3xFP16": an operand x = hi + lo, hi = x rounded to FP16 and lo = x - hi rounded to FP16 (22
 // significant bits together); a * b = a_lo * b_hi + a_hi * b_lo + a_hi * b_hi (small terms first, FP32
@@ -11,8 +11,8 @@
 //   normal range (6.1e-5) keeps an absolute error under 2^-25, far below what the FP64 check notices.
 #include <cuda_fp16.h>
 
-#include "backends/cuda/fused_mma.cuh"
-#include "backends/cuda/variants.hpp"
+#include "backends/cuda/cuda_fused_mma.cuh"
+#include "common/registry.hpp"
 
 namespace cnn::cuda {
 namespace {
@@ -96,10 +96,13 @@ struct Fp16x3 {
   }
 };
 
-}  // namespace
-
 std::unique_ptr<Session> open_fused_fp16x3(const Network& net, const RunConfig& config) {
   return std::make_unique<fused_mma::FusedMmaSession<Fp16x3>>("cuda:fused_fp16x3", net, config);
 }
 
+const VariantRegistration kFp16x3{"cuda", 6, open_fused_fp16x3,
+    {"fused_fp16x3", "as fused_tf32x3 with FP16 tiles (m16n8k16, twice the TF32 rate), 3 passes of hi/lo "
+                           "halves, activations and weights stored split: FP32 accuracy", false}};
+
+}  // namespace
 }  // namespace cnn::cuda

@@ -1,9 +1,10 @@
-// Device pieces the fused kernels share (cuda:fused, cuda:fused_batch, cuda:fused_tf32x3): the CUDA-core
-// ones compute a pooled output from the 2x2 conv outputs under it, reading the 6x6 input window of one
-// channel into registers; all of them zero stored padding and end with the same FC + softmax.
+// Device pieces the fused kernels share (cuda:fused, cuda:fused_persistent, cuda:fused_tf32x3,
+// cuda:fused_fp16x3): the CUDA-core ones compute a pooled output from the 2x2 conv outputs under it, reading
+// the 6x6 input window of one channel into registers; all of them zero stored padding and end with the same
+// FC + softmax.
 #pragma once
 
-#include "backends/cuda/kernels_common.cuh"
+#include "backends/cuda/cuda_kernels.cuh"
 
 namespace cnn::cuda {
 
@@ -40,16 +41,16 @@ __device__ __forceinline__ void fma_2x2(float (&acc)[4], float w, const float (&
   acc[3] += w * patch[ky + 1][kx + 1];
 }
 
-// One channel's 25 taps into the 2x2 outputs of NF filters: tap_weights(tap, w) fills w[0..NF) with the
+// One channel's kTaps (5x5) taps into the 2x2 outputs of NF filters: tap_weights(tap, w) fills w[0..NF) with the
 // weights of that tap (the layouts differ per layer and kernel).
 template <int NF, typename TapWeights>
 __device__ __forceinline__ void accumulate_taps(float (&acc)[NF][4], const float (&patch)[6][6], TapWeights tap_weights) {
 #pragma unroll
-  for (int tap = 0; tap < 25; ++tap) {
+  for (int tap = 0; tap < kTaps; ++tap) {
     float w[NF];
     tap_weights(tap, w);
 #pragma unroll
-    for (int f = 0; f < NF; ++f) fma_2x2(acc[f], w[f], patch, tap / 5, tap % 5);
+    for (int f = 0; f < NF; ++f) fma_2x2(acc[f], w[f], patch, tap / kKernel, tap % kKernel);
   }
 }
 
@@ -59,8 +60,8 @@ __device__ __forceinline__ float pool_relu(const float (&a)[4], float bias) {
 }
 
 // The pixels of images [first, first + n) (uint8, planar), 4 to a 32-bit word: word t + k * kThreads of
-// them into words[k], for thread t. Fused kernels load a batch this way one batch ahead, so that the DRAM
-// latency hides behind the previous batch's last layers.
+// them into words[k], for thread t. Fused kernels load a group of images this way one group ahead, so that the DRAM
+// latency hides behind the previous group's last layers.
 template <int kThreads, int kWords>
 __device__ __forceinline__ void fetch_pixel_words(const std::uint8_t* __restrict__ images, int first, int n,
                                                   std::uint32_t (&words)[kWords]) {
@@ -99,7 +100,7 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
     for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
     z[o] = a + __ldg(bfc + o);
   }
-  softmax10(z);
+  softmax_fp32(z);
   if (lane < kClasses) {
     float mine = z[0];
 #pragma unroll

@@ -1,0 +1,58 @@
+// openmp:image_parallel: threads over images. Each thread runs the optimised per-image forward pass of
+// serial:opt (backends/cpu_kernels/fast_forward.hpp) with its own scratch buffers, so an image's activations
+// stay in that core's cache through the whole network and threads never synchronise inside an image.
+// Against openmp:naive this removes 11 fork/joins per image and the thesis' bounds-checked loops.
+#include <omp.h>
+
+#include "backends/cpu_kernels/fast_forward.hpp"
+#include "common/registry.hpp"
+#include "common/timer.hpp"
+#include "common/variant_table.hpp"
+
+namespace cnn::openmp {
+namespace {
+
+// Images a thread takes from the shared queue at a time (dynamic schedule): few enough to balance the
+// threads' ends, enough to keep the queue's atomics rare.
+constexpr int kImagesPerGrab = 16;
+
+class OpenMpImageParallelSession final : public HostSession {
+ public:
+  OpenMpImageParallelSession(const Network& net, const RunConfig& config)
+      : threads_(config.threads > 0 ? config.threads : omp_get_max_threads()),
+        // Progress is reported between parallel loops so that only the calling thread prints.
+        batch_(config.progress ? std::min<std::size_t>(resolve_batch(config, kAllImages), 4096)
+                               : resolve_batch(config, kAllImages)),
+        progress_(config.progress),
+        net_(net),
+        scratch_(std::size_t(threads_)) {}
+
+  double forward(LayerTimes&) override {
+    StopWatch sw;
+    for (std::size_t first = 0; first < n_; first += batch_) {
+      const std::ptrdiff_t begin = std::ptrdiff_t(first), end = std::ptrdiff_t(std::min(n_, first + batch_));
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, kImagesPerGrab)
+      for (std::ptrdiff_t i = begin; i < end; ++i) {
+        fast::forward_image(net_, pixels_ + i * kImageBytes, scratch_[std::size_t(omp_get_thread_num())],
+                            probs_.data() + i * kClasses);
+      }
+      if (progress_) progress_(std::size_t(end), n_);
+    }
+    return sw.ms();
+  }
+  std::size_t batch() const override { return batch_; }  // images per parallel loop
+  int threads() const override { return threads_; }
+
+ private:
+  int threads_;
+  std::size_t batch_;
+  std::function<void(std::size_t, std::size_t)> progress_;
+  fast::PackedNetwork net_;
+  std::vector<fast::Scratch> scratch_;
+};
+
+const VariantRegistration kImageParallel{"openmp", 2, open_session<OpenMpImageParallelSession>,
+    {"image_parallel", "threads over images, each running serial:opt's kernel with its activations in cache", false}};
+
+}  // namespace
+}  // namespace cnn::openmp
