@@ -65,7 +65,7 @@ class Run:
     distinct_images: int = 0
     forward_min_ms: float = 0.0
     forward_max_ms: float = 0.0
-    samples: int = 0
+    samples: list = field(default_factory=list)  # the timed forward passes, ms (the gate's input)
     images_per_s: float = 0.0
     gflop_per_s: float = 0.0
     accuracy: float = None
@@ -88,11 +88,21 @@ class Run:
 
     @property
     def on_gpu(self):
+        """From what the run says about its device, not from the backend's name."""
         if any(k.startswith("gpu_") for k in self.device_info):
             return True
-        if self.backend in ("cuda", "cudnn") or (self.backend == "pytorch" and self.variant.startswith("cuda")):
-            return True
-        return re.search(r"\b(gpu|cuda|nvidia|h100|h200|a100)\b", self.device.lower()) is not None
+        return re.search(r"\b(gpu|cuda|nvidia|h100|h200|a100|rocm|hip)\b", self.device.lower()) is not None
+
+    @property
+    def passed_or_unvalidated(self):
+        """Usable as a baseline: validated and passed, or a peer that does not validate."""
+        return self.passed or not self.validation
+
+    @property
+    def max_abs_prob_diff(self):
+        """None where the report has none (a failed run may write null)."""
+        v = self.validation.get("max_abs_prob_diff")
+        return float(v) if _is_number(v) else None
 
     def layer_totals(self):
         """conv/relu/pool/fc/softmax totals (ms) of a layer-wise run; layers of another kind: 'other'."""
@@ -162,7 +172,7 @@ def _parse_run(path, i, r, machine, meta):
         distinct_images=int(r["distinct_images"]) if _is_number(r.get("distinct_images")) else images,
         forward_min_ms=_number(fwd, "min", median),
         forward_max_ms=_number(fwd, "max", median),
-        samples=len(samples),
+        samples=[float(x) for x in samples if _is_number(x) and x > 0],
         images_per_s=ips,
         gflop_per_s=gflops,
         accuracy=float(acc) if _is_number(acc) else None,

@@ -60,29 +60,37 @@ def _raw(value):
 # ---- the tables
 
 
-def runs_table(group):
-    """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation."""
-    cols = [Column("backend:variant"), Column("device"), Column("images", "int"), Column("threads", "int"),
-            Column("batch", "int"), Column("forward ms (median)", "ms", "forward_ms_median"),
-            Column("images/s", "rate", "images_per_s"), Column("GFLOP/s", "rate", "gflop_per_s"),
-            Column("× serial:naive", "speedup", "speedup_vs_serial_naive"),
-            Column("× cuDNN", "speedup", "speedup_vs_cudnn"), Column("× PyTorch", "speedup", "speedup_vs_pytorch"),
-            Column("accuracy", "acc"), Column("validation")]
+SPEEDUP_NOTE = ("speedup vs X = X's forward time / this run's (above 1: faster than X), same machine and "
+                "image count; a vendor peer on a CPU with the same thread count (– where there is no such run)")
+
+
+def _validation_cell(r):
+    v = r.validation
+    if not v:
+        return "not validated"
+    diff = r.max_abs_prob_diff
+    diff = f"{diff:.1e}" if diff is not None else "no max diff"
+    if r.passed:
+        return f"passed ({diff})"
+    return f"FAILED ({diff}, {v.get('top1_mismatches', '?')} top-1)"
+
+
+def runs_table(group, peers=None):
+    """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation.
+    peers: the vendor peers that get a column (default: those with a run in the group)."""
+    peers = analysis.peers_present(group.runs) if peers is None else peers
+    cols = ([Column("backend:variant"), Column("device"), Column("images", "int"), Column("threads", "int"),
+             Column("batch", "int"), Column("forward ms (median)", "ms", "forward_ms_median"),
+             Column("images/s", "rate", "images_per_s"), Column("GFLOP/s", "rate", "gflop_per_s"),
+             Column(f"speedup vs {analysis.BASELINE_NAME}", "speedup", "speedup_vs_serial_naive")] +
+            [Column(f"speedup vs {analysis.VENDOR_PEERS[p]}", "speedup", f"speedup_vs_{p}") for p in peers] +
+            [Column("accuracy", "acc"), Column("validation")])
     t = Table(title=f"Forward pass — {group.machine.label}", columns=cols, machine=group.machine.label)
     for r in group.runs:
-        s_serial, s_cudnn, s_torch = analysis.speedups(group, r)
-        v = r.validation
-        if not v:
-            valid = "not validated"
-        elif r.passed:
-            valid = f"passed ({v.get('max_abs_prob_diff', 0):.1e})"
-        else:
-            valid = f"FAILED ({v.get('max_abs_prob_diff', 0):.1e}, {v.get('top1_mismatches', '?')} top-1)"
-        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s,
-                       s_serial, s_cudnn, s_torch, r.accuracy, valid])
-    t.notes.append("forward ms: median of the timed forward passes; × X: X's forward time over this run's, "
-                   "same machine and same image count (– where there is no such run)")
-    t.notes += ["baselines at " + n for n in analysis.baseline_notes(group)]
+        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s]
+                      + analysis.speedups(group, r, peers) + [r.accuracy, _validation_cell(r)])
+    t.notes.append("forward ms: median of the timed forward passes; " + SPEEDUP_NOTE)
+    t.notes += ["speedups at " + n for n in analysis.baseline_notes(group)]
     if len(group.hosts) > 1:
         t.notes.append(f"these reports come from several hosts ({', '.join(group.hosts)}): one report folder "
                        "should hold one machine's reports, or the speedups mix machines")
@@ -135,10 +143,11 @@ TABLES = ("runs", "layers", "phases")
 
 
 def build_tables(groups, which=TABLES):
+    peers = analysis.peers_present([r for g in groups for r in g.runs])  # one set of columns for all
     out = []
     for g in groups:
         for name in which:
-            t = {"runs": runs_table, "layers": layers_table, "phases": phases_table}[name](g)
+            t = {"runs": lambda g: runs_table(g, peers), "layers": layers_table, "phases": phases_table}[name](g)
             if t is not None:
                 out.append(t)
     return out
