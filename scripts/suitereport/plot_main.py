@@ -16,8 +16,10 @@ def main(argv):
     p.add_argument("--images", type=int, metavar="N",
                    help="image count of the one-count charts (default: the count most runs share)")
     args = p.parse_args(argv)
-    groups = analysis.group_runs(load.all_runs(load.load_reports(args.paths)))
-    from . import charts  # matplotlib: only once the input is known to be good
+    runs = load.all_runs(load.load_reports(args.paths))
+    groups = analysis.group_runs(runs)
+    from . import charts, palette  # matplotlib: only once the input is known to be good
+    palette.register(runs)
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)

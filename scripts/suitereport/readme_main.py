@@ -57,7 +57,8 @@ def build_readme(reports, results_dir, charts_dir):
         lines += ["No reports are committed yet.", "", HOW_TO]
         return "\n".join(lines)
     groups = analysis.group_runs(runs)
-    from . import charts  # matplotlib: only when there is something to draw
+    from . import charts, palette  # matplotlib: only when there is something to draw
+    palette.register(runs)
     lines.append("Machines:")
     lines.append("")
     for g in groups:
