@@ -29,16 +29,15 @@ def benchmark_name(run):
 
 
 def benchmarks(runs, side):
-    """{name: run}; of several runs with one name (several reports), the newest; a note says so."""
+    """{name: [runs]}: every run of each benchmark on one side (gate.decide_runs picks what to test)."""
     by_name = {}
-    for i, r in enumerate(runs):
-        by_name.setdefault(benchmark_name(r), []).append((r.date, i, r))
-    out = {}
+    for r in runs:
+        by_name.setdefault(benchmark_name(r), []).append(r)
     for name, found in by_name.items():
-        if len(found) > 1:
-            print(f"note: {side}: {len(found)} runs of {name}; the newest is compared", file=sys.stderr)
-        out[name] = max(found, key=lambda x: (x[0], x[1]))[2]
-    return out
+        if 1 < len(found) < gate.MIN_RUNS:
+            print(f"note: {side}: {len(found)} runs of {name} (fewer than {gate.MIN_RUNS} to test the runs "
+                  "against each other); the passes of the newest are compared", file=sys.stderr)
+    return by_name
 
 
 def main(argv):
@@ -62,7 +61,7 @@ def main(argv):
     ranks = backend_ranks(base_runs + new_runs)
     base = benchmarks(base_runs, "BASE")
     new = benchmarks(new_runs, "NEW")
-    hosts = ({r.machine.host for r in base.values()}, {r.machine.host for r in new.values()})
+    hosts = ({r.machine.host for rs in base.values() for r in rs}, {r.machine.host for rs in new.values() for r in rs})
     if hosts[0] != hosts[1]:
         print(f"note: BASE and NEW come from different hosts ({', '.join(sorted(hosts[0]))} vs "
               f"{', '.join(sorted(hosts[1]))}): the deltas include the machines' difference", file=sys.stderr)
@@ -72,33 +71,36 @@ def main(argv):
 
     rows, slower, invalid, noisy = [], [], [], []
     for name in sorted(set(base) | set(new), key=lambda nm: _sort_key(nm, ranks)):
-        b, n = base.get(name), new.get(name)
-        if b is None or n is None:
-            rows.append((name, b and b.forward_ms, n and n.forward_ms, None, None, None,
-                         "only in NEW" if b is None else "only in BASE"))
+        bs, ns = base.get(name), new.get(name)
+        if bs is None or ns is None:
+            one = gate.newest(bs or ns).forward_ms
+            rows.append((name, bs and one, ns and one, None, None, None, "–",
+                         "only in NEW" if bs is None else "only in BASE"))
             continue
-        d = gate.decide(b.samples, n.samples, b.forward_ms, n.forward_ms, threshold, args.alpha)
+        d = gate.decide_runs(bs, ns, threshold, args.alpha)
+        b_ms, n_ms = (gate.median([r.forward_ms for r in rs]) if d.basis.endswith("runs") else
+                      gate.newest(rs).forward_ms for rs in (bs, ns))
         status = d.status
-        if n.validation and not n.passed:
+        if any(r.validation and not r.passed for r in ns):
             status = "INVALID (validation failed)"
             invalid.append(name)
         elif d.fails:
             slower.append(name)
         elif status == "noisy":
             noisy.append(name)
-        rows.append((name, b.forward_ms, n.forward_ms, d.ratio - 1.0, d.ci, d.p_slower, status))
+        rows.append((name, b_ms, n_ms, d.ratio - 1.0, d.ci, d.p_slower, d.basis, status))
 
     if args.format == "csv":
-        print("benchmark,base_forward_ms,new_forward_ms,delta,ratio_ci_low,ratio_ci_high,p_slower,status")
-        for name, bm, nm, dl, ci, p_slow, st in rows:
+        print("benchmark,base_forward_ms,new_forward_ms,delta,ratio_ci_low,ratio_ci_high,p_slower,tested,status")
+        for name, bm, nm, dl, ci, p_slow, basis, st in rows:
             print(",".join([name, _raw(bm), _raw(nm), _raw(dl), _raw(ci and ci[0]), _raw(ci and ci[1]),
-                            _raw(p_slow), st]))
+                            _raw(p_slow), basis, st]))
     else:
-        print("| benchmark | base ms | new ms | delta (medians) | 95 % interval | p (slower) | status |")
-        print("|---|---:|---:|---:|---:|---:|---|")
-        for name, bm, nm, dl, ci, p_slow, st in rows:
+        print("| benchmark | base ms | new ms | delta (medians) | 95 % interval | p (slower) | tested | status |")
+        print("|---|---:|---:|---:|---:|---:|---|---|")
+        for name, bm, nm, dl, ci, p_slow, basis, st in rows:
             interval = f"{_pct(ci[0] - 1)} … {_pct(ci[1] - 1)}" if ci else "–"
-            print(f"| {name} | {fmt_ms(bm)} | {fmt_ms(nm)} | {_pct(dl)} | {interval} | {_p(p_slow)} | {st} |")
+            print(f"| {name} | {fmt_ms(bm)} | {fmt_ms(nm)} | {_pct(dl)} | {interval} | {_p(p_slow)} | {basis} | {st} |")
         print()
     verdict = (f"{len(slower)} of {len(common)} benchmark(s) slower than +{100 * threshold:g} % beyond noise "
                f"(Mann-Whitney U, p < {args.alpha:g})" + (f": {', '.join(slower)}" if slower else ""))

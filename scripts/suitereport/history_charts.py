@@ -4,7 +4,9 @@ marked), and one overview per machine (every benchmark relative to its first com
 import re
 
 from . import palette
-from .charts import plt, save  # matplotlib with the Agg backend, deterministic PNG bytes
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+
+from .charts import plain_number, plt, save  # matplotlib with the Agg backend, deterministic PNG bytes
 
 STEP_COLORS = {"slower": "#d62728", "faster": "#2ca02c"}
 
@@ -52,7 +54,8 @@ def benchmark_chart(benchmark, series_list, commits, path):
 
 
 def overview_chart(machine, series_list, commits, path):
-    """Every benchmark of one machine relative to its first commit (1.0), colour per backend:variant."""
+    """Every benchmark of one machine over commits (forward ms, log scale), colour per backend:variant,
+    dashed where it ran on more than one thread, step changes circled."""
     index = {c: i for i, c in enumerate(commits)}
     mine = [s for s in series_list if s.machine == machine]
     used = sorted({index[p.commit] for s in mine for p in s.points})
@@ -62,16 +65,18 @@ def overview_chart(machine, series_list, commits, path):
     pos = {c: i for i, c in enumerate(shown)}
     fig, ax = plt.subplots(figsize=(9, 4.8))
     for s in mine:
-        first = s.points[0].median_ms
         xs = [pos[p.commit] for p in s.points]
         name = s.benchmark.split("/")[0]
         style = dict(palette.style(name))
         style["linestyle"] = palette.thread_linestyle(s.benchmark)
-        ax.plot(xs, [p.median_ms / first for p in s.points], label=s.benchmark, **style)
-    ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.plot(xs, [p.median_ms for p in s.points], label=s.benchmark, **style)
+        _mark_steps(ax, xs, s.points)
     _commit_axis(ax, shown)
     ax.set_yscale("log")
-    ax.set_ylabel("forward time / its first report's (log; lower is faster)")
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+    ax.yaxis.set_major_formatter(FuncFormatter(plain_number))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.set_ylabel("forward time per pass, ms (median; log scale, lower is faster)")
     ax.set_title(f"History of every benchmark, {machine}", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)

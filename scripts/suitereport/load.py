@@ -15,7 +15,7 @@ from pathlib import Path
 SCHEMA_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO_ROOT / "results"
-SKIPPED_DIRS = ("local", "charts")  # under the scanned folder: private runs, generated charts
+SKIPPED_DIRS = ("local", "charts", "history")  # under the scanned folder: private runs, generated files
 LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
 
 
@@ -77,6 +77,7 @@ class Run:
     source: str = ""
     date: str = ""
     git_commit: str = ""
+    meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
 
     @property
     def name(self):
@@ -184,6 +185,7 @@ def _parse_run(path, i, r, machine, meta):
         source=str(path),
         date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
         git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
+        meta_peak_gflops=_number(meta, "peak_gflops"),
     )
 
 

@@ -10,7 +10,7 @@ import re
 from matplotlib import colormaps
 from matplotlib.colors import to_hex
 
-FAMILIES = ("Greys", "Blues", "Oranges", "Greens", "Purples", "Reds", "YlOrBr", "PuRd", "BuGn", "GnBu")
+FAMILIES = ("Greys", "Blues", "Oranges", "Greens", "Purples", "Reds", "RdPu", "GnBu", "YlGn", "PuBu")
 MARKERS = ("s", "o", "D", "v", "^", "P", "X", "<", ">", "*")
 MACHINE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -65,3 +65,12 @@ def thread_linestyle(benchmark_or_threads):
 
 def machine_styles(machines):
     return {m: {"color": MACHINE_COLORS[i % len(MACHINE_COLORS)], "marker": "o"} for i, m in enumerate(machines)}
+
+
+def backend_color(backend):
+    """The colour of a backend as a whole (a model in the portability charts): its first variant's."""
+    for name, st in _styles.items():
+        if name.split(":")[0] == backend:
+            return st["color"], st["marker"]
+    st = style(f"{backend}:?")
+    return st["color"], st["marker"]

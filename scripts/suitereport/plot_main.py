@@ -33,6 +33,9 @@ def main(argv):
         for kind, path in charts.draw_group(g, out, slug, args.images):
             print(f"wrote {path}  ({kind}, {g.machine.label})")
             written += 1
+    for kind, path in charts.draw_portability(groups, out):
+        print(f"wrote {path}  ({kind}, all platforms)")
+        written += 1
     if not written:
         raise load.ReportError("no chart drawn: no data for one")
     return cli.EXIT_OK

@@ -83,6 +83,31 @@ def test_a_real_slowdown_is_slower_and_a_small_one_is_ok():
     assert d.status == "faster"
 
 
+def test_with_several_runs_a_side_the_runs_are_tested_not_the_passes(tmp_path):
+    # Each run's passes are tight, but the runs differ (one process lands 30 % slower than the next):
+    # the passes of one run against another's would call that a regression; the runs do not.
+    medians = [55.0, 56.0, 55.5, 72.0, 55.2, 56.5, 71.0, 55.8]
+    base, new = tmp_path / "base", tmp_path / "new"
+    base.mkdir(), new.mkdir()
+    tight = [0.99, 0.995, 1.0, 1.0, 1.005, 1.01]
+    for i, m in enumerate(medians):
+        suite_report(base / f"run-{i}.json", [("serial", "opt", 1, m, [m * f for f in tight])])
+        n = medians[(i + 3) % len(medians)]  # the same kind of runs, in another order
+        suite_report(new / f"run-{i}.json", [("serial", "opt", 1, n, [n * f for f in tight])])
+    r = run("compare", base, new)
+    assert r.returncode == 0 and "| 8 v 8 runs | ok |" in r.stdout, r.stdout
+    one_slow_run = suite_report(tmp_path / "slow.json", [("serial", "opt", 1, 72.0, [72.0 * f for f in tight])])
+    r = run("compare", base / "run-0.json", one_slow_run)
+    assert r.returncode == 1 and "6 v 6 passes | SLOWER" in r.stdout  # one run each: blind to it
+    slower = tmp_path / "slower"
+    slower.mkdir()
+    for i, m in enumerate(medians):
+        m *= 1.3
+        suite_report(slower / f"run-{i}.json", [("serial", "opt", 1, m, [m * f for f in tight])])
+    r = run("compare", base, slower)
+    assert r.returncode == 1 and "| 8 v 8 runs | SLOWER |" in r.stdout, r.stdout
+
+
 def test_too_few_passes_fall_back_to_the_medians():
     d = gate.decide([100.0, 101.0], [120.0, 121.0], 100.5, 120.5, threshold=0.10)
     assert d.status == "SLOWER (medians only)" and d.fails and d.p_slower is None

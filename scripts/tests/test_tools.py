@@ -200,9 +200,9 @@ def test_compare_flags_an_injected_20_percent_slowdown(tmp_path):
     slow = scaled(SERIAL, 1.20, tmp_path / "slow.json")
     r = run("compare", SERIAL, slow)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "| serial:naive/images:50/threads:1 | 211.6 | 254.0 | +20.0 % | +14.6 % … +25.7 % | 0.004 | SLOWER |" \
+    assert "| serial:naive/images:50/threads:1 | 211.6 | 254.0 | +20.0 % | +14.6 % … +25.7 % | 0.004 | 5 v 5 passes | SLOWER |" \
         in r.stdout  # 5 passes a side: tested
-    assert "| serial:naive/images:200/threads:1 | 769.2 | 923.1 | +20.0 % | – | – | SLOWER (medians only) |" \
+    assert "| serial:naive/images:200/threads:1 | 769.2 | 923.1 | +20.0 % | – | – | medians | SLOWER (medians only) |" \
         in r.stdout  # 2 passes a side: too few to test
     assert "FAIL: 2 of 2 benchmark(s) slower than +10 % beyond noise" in r.stdout
 
@@ -210,14 +210,14 @@ def test_compare_flags_an_injected_20_percent_slowdown(tmp_path):
 def test_compare_passes_an_unchanged_pair_and_small_noise(tmp_path):
     r = run("compare", SERIAL, SERIAL)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "+0.0 % | -4.5 % … +4.7 % | 0.54 | ok |" in r.stdout and "OK: 0 of 2" in r.stdout
+    assert "+0.0 % | -4.5 % … +4.7 % | 0.54 | 5 v 5 passes | ok |" in r.stdout and "OK: 0 of 2" in r.stdout
     noisy = scaled(SERIAL, 1.05, tmp_path / "noisy.json")
     assert run("compare", SERIAL, noisy).returncode == 0
     assert run("compare", SERIAL, noisy, "--threshold", "3%").returncode == 1
     assert run("compare", SERIAL, noisy, "--threshold", "4").returncode == 1  # plain number: percent
     faster = scaled(SERIAL, 0.5, tmp_path / "faster.json")
     r = run("compare", SERIAL, faster)
-    assert r.returncode == 0 and "| -50.0 % | -52.3 % … -47.6 % | 1 | faster |" in r.stdout
+    assert r.returncode == 0 and "| -50.0 % | -52.3 % … -47.6 % | 1 | 5 v 5 passes | faster |" in r.stdout
 
 
 def test_compare_folders_and_benchmarks_on_one_side_only(tmp_path):
@@ -228,10 +228,10 @@ def test_compare_folders_and_benchmarks_on_one_side_only(tmp_path):
     scaled(RESULTS / "cpu" / "openmp-t2.json", 1.3, new / "openmp-t2.json")
     r = run("compare", base, new)
     assert r.returncode == 1
-    assert "| openmp:tiled/images:200/threads:2 | 107.7 | 140.0 | +30.0 % | – | – | SLOWER (medians only) |" \
+    assert "| openmp:tiled/images:200/threads:2 | 107.7 | 140.0 | +30.0 % | – | – | medians | SLOWER (medians only) |" \
         in r.stdout
-    assert "| openmp:tiled/images:200/threads:1 | 205.1 | 205.1 | +0.0 % | – | – | ok (medians only) |" in r.stdout
-    assert "| pytorch:cpu/images:50/threads:2 | 10.58 | – | – | – | – | only in BASE |" in r.stdout
+    assert "| openmp:tiled/images:200/threads:1 | 205.1 | 205.1 | +0.0 % | – | – | medians | ok (medians only) |" in r.stdout
+    assert "| pytorch:cpu/images:50/threads:2 | 10.58 | – | – | – | – | – | only in BASE |" in r.stdout
     assert "4 of 10 benchmark(s) slower" in r.stdout and "not compared: 2 only in BASE, 0 only in NEW" in r.stdout
 
 
@@ -272,7 +272,9 @@ def test_plot_draws_every_chart_the_data_supports(tmp_path):
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in tmp_path.glob("*.png"))
     assert names == ["cpu-images.png", "cpu-layers.png", "cpu-speedup.png", "cpu-threads.png", "cpu-time.png",
-                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png"]
+                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png",
+                     "portability-application-200.png", "portability-application-50.png",
+                     "portability-architectural-200.png", "portability-architectural-50.png"]
     for p in tmp_path.glob("*.png"):
         w, h = png_size(p)
         assert 400 < w < 2000 and 200 < h < 1500, (p.name, w, h)
