@@ -85,7 +85,8 @@ function draw(series) {
   }
   const ticks = n <= 8 ? DATA.commits.map((c, i) => i) : [0, n - 1];
   for (const i of ticks) {
-    const t = el("text", {x: x(i), y: H - B + 12, "text-anchor": "middle"}, svg);
+    const anchor = n > 1 && i === 0 ? "start" : n > 1 && i === n - 1 ? "end" : "middle";
+    const t = el("text", {x: x(i), y: H - B + 12, "text-anchor": anchor}, svg);
     t.textContent = DATA.commits[i].slice(0, 7);
   }
   const lx = el("text", {x: (L + W) / 2, y: H - 2, "text-anchor": "middle"}, svg);

@@ -79,6 +79,17 @@ def cmd_html(args):
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, out)
     print(f"wrote {load.shown(out)} ({len(series_list)} series over {len(commits)} commits)")
+    if args.screenshot:
+        from . import browser
+        shot = Path(args.screenshot).resolve()
+        try:
+            r = browser.run(out.resolve().as_uri(), "--hide-scrollbars", "--window-size=1300,1000",
+                            f"--screenshot={shot}")
+        except (FileNotFoundError, OSError) as e:
+            raise load.ReportError(f"--screenshot: {e}") from None
+        if r.returncode != 0 or not shot.is_file():
+            raise load.ReportError(f"--screenshot: chromium failed (exit {r.returncode})")
+        print(f"wrote {load.shown(shot)} (chromium screenshot)")
     return cli.EXIT_OK
 
 
@@ -101,6 +112,9 @@ def main(argv):
                        help="a step change is beyond this and beyond the noise (default: 10%%)")
         s.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
                        help="significance level of the step test (default: %(default)s)")
+        if name == "html":
+            s.add_argument("--screenshot", metavar="PNG",
+                           help="also a PNG of the page as headless chromium renders it")
         s.set_defaults(func=func)
     for s in sub.choices.values():
         s.add_argument("--store", default=str(DEFAULT_STORE), metavar="PATH",

@@ -140,6 +140,10 @@ def _history_section(results_dir, charts_dir):
              f"({len(series_list)} series). The dashboard, one file that works offline: "
              "[history/dashboard.html](history/dashboard.html) (`scripts/history html`); a chart per "
              "benchmark with the step changes marked: `scripts/history plot --out DIR`.", ""]
+    shot = results_dir / "history" / "dashboard.png"
+    if shot.is_file():  # made by `scripts/history html --screenshot` (needs chromium), not here
+        lines += ["[![The dashboard (history/dashboard.html) as chromium renders it](history/dashboard.png)]"
+                  "(history/dashboard.html)", ""]
     for machine in sorted({s.machine for s in series_list}):
         path = history_charts.overview_chart(machine, series_list, commits,
                                              charts_dir / f"history-{history_charts.slug(machine)}.png")

@@ -15,10 +15,7 @@ DATA = Path(__file__).resolve().parent / "data"
 SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import history  # noqa: E402
-
-CHROMIUM_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                  "--disable-component-update", "--disable-sync", "--no-first-run"]
+from suitereport import browser, history  # noqa: E402
 
 
 def run(*args):
@@ -130,17 +127,10 @@ def test_the_dashboard_is_one_self_contained_file(demo_store, tmp_path):
     assert r2.returncode == 0 and (tmp_path / "again.html").read_text() == text  # deterministic
 
 
-def browser():
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def dump_dom(url, tmp_path):
-    exe = browser()
-    if not exe:
+def dump_dom(url):
+    if not browser.find():
         pytest.skip("chromium is not installed (scripts/deps/reports.txt lists it)")
-    profile = tmp_path / f"profile-{len(list(tmp_path.iterdir()))}"
-    r = subprocess.run([exe, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", "--dump-dom", url],
-                       capture_output=True, text=True, timeout=90)
+    r = browser.run(url, "--dump-dom")
     assert r.returncode == 0, r.stderr[-2000:]
     return r.stdout
 
@@ -148,7 +138,7 @@ def dump_dom(url, tmp_path):
 def test_the_dashboard_renders_every_series_in_a_real_browser(demo_store, tmp_path):
     out = tmp_path / "dash.html"
     assert run("html", "--store", demo_store, "--out", out).returncode == 0
-    dom = dump_dom(out.as_uri(), tmp_path)
+    dom = dump_dom(out.as_uri())
     panels = re.findall(r'<div class="panel" data-machine="([^"]+)" data-backend="([^"]+)" '
                         r'data-series="([^"]+)"[^>]*data-shown="(\d)"', dom)
     assert len(panels) == 10, dom[:3000]
@@ -160,8 +150,17 @@ def test_the_dashboard_renders_every_series_in_a_real_browser(demo_store, tmp_pa
     assert any(t.startswith("commit bbbbbbbbbb\n2026-11-02T00:00:00Z\n") and "slower +30.0 %" in t for t in titles)
     assert 'class="point step-slower"' in dom and "10 of 10 series" in dom
     # the filter, set from the URL: only h200's cuda series stay shown
-    dom = dump_dom(out.as_uri() + "#machine=h200&backend=cuda", tmp_path)
+    dom = dump_dom(out.as_uri() + "#machine=h200&backend=cuda")
     shown = re.findall(r'data-series="([^"]+)"[^>]*data-shown="1"', dom)
     assert sorted(shown) == ["h200 cuda:fused/images:200/threads:1", "h200 cuda:fused/images:50/threads:1",
                              "h200 cuda:naive/images:200/threads:1", "h200 cuda:naive/images:50/threads:1"]
     assert "4 of 10 series" in dom
+
+
+def test_the_dashboard_screenshot(demo_store, tmp_path):
+    if not browser.find():
+        pytest.skip("chromium is not installed (scripts/deps/reports.txt lists it)")
+    shot = tmp_path / "dash.png"
+    r = run("html", "--store", demo_store, "--out", tmp_path / "d.html", "--screenshot", shot)
+    assert r.returncode == 0, r.stderr
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10000
