@@ -89,12 +89,13 @@ def is_peer(run):
 
 def backend_ranks(runs):
     """{backend: rank}: the baseline's backend first, vendor peers last, the others in the order the
-    reports list them (the report with the most backends first: the suite's own order)."""
+    reports list them: the suite's own order, read first from the reports that hold the baseline (a
+    suite run over all backends), then from those with the most backends."""
     by_source = {}
     for r in runs:
         by_source.setdefault(r.source, []).append(r.backend)
     order = []
-    for src in sorted(by_source, key=lambda s: (-len(set(by_source[s])), s)):
+    for src in sorted(by_source, key=lambda s: (BASELINE[0] not in by_source[s], -len(set(by_source[s])), s)):
         order += [b for b in by_source[src] if b not in order]
     order.sort(key=lambda b: 0 if b == BASELINE[0] else 2 if b in VENDOR_PEERS else 1)  # stable
     return {b: i for i, b in enumerate(order)}
