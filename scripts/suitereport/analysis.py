@@ -96,7 +96,9 @@ def backend_ranks(runs):
         by_source.setdefault(r.source, []).append(r.backend)
     order = []
     for src in sorted(by_source, key=lambda s: (BASELINE[0] not in by_source[s], -len(set(by_source[s])), s)):
-        order += [b for b in by_source[src] if b not in order]
+        for b in by_source[src]:
+            if b not in order:
+                order.append(b)
     order.sort(key=lambda b: 0 if b == BASELINE[0] else 2 if b in VENDOR_PEERS else 1)  # stable
     return {b: i for i, b in enumerate(order)}
 

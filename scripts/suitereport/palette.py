@@ -1,16 +1,16 @@
 """One colour per backend:variant in every chart (bar, line, history, cascade), one marker per backend.
 
-Each backend gets a hue family (greys, blues, oranges, ...) in the order the reports list the
-backends; its variants get distinct shades of that hue. The tools call register() once with every
+Each backend gets a hue (grey, blue, orange, green, purple, red, pink, ...: tab10's well-separated
+hues) in the order the reports list the backends; its variants get shades of that hue, dark to light. The tools call register() once with every
 run they loaded, so a name has the same colour in all charts drawn from the same reports.
 """
 
 import re
 
-from matplotlib import colormaps
-from matplotlib.colors import to_hex
+from matplotlib.colors import to_hex, to_rgb
 
-FAMILIES = ("Greys", "Blues", "Oranges", "Greens", "Purples", "Reds", "RdPu", "GnBu", "YlGn", "PuBu")
+FAMILIES = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#e377c2", "#8c564b", "#bcbd22",
+            "#17becf")
 MARKERS = ("s", "o", "D", "v", "^", "P", "X", "<", ">", "*")
 MACHINE_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
@@ -32,11 +32,12 @@ def register(runs):
 
 
 def _assign(backend, variant_names, family_index):
-    cmap = colormaps[FAMILIES[family_index % len(FAMILIES)]]
+    hue = to_rgb(FAMILIES[family_index % len(FAMILIES)])
     k = len(variant_names)
     for j, v in enumerate(variant_names):
-        shade = 0.75 if k == 1 else 0.95 - 0.55 * j / (k - 1)  # dark to light, never white
-        _styles[f"{backend}:{v}"] = {"color": to_hex(cmap(shade)), "marker": MARKERS[family_index % len(MARKERS)]}
+        t = 0.0 if k == 1 else -0.35 + 0.9 * j / (k - 1)  # below 0: toward black, above: toward white
+        rgb = [c * (1 + t) if t < 0 else c + (1 - c) * t for c in hue]
+        _styles[f"{backend}:{v}"] = {"color": to_hex(rgb), "marker": MARKERS[family_index % len(MARKERS)]}
 
 
 def style(name):
