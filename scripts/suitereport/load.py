@@ -23,6 +23,10 @@ class ReportError(Exception):
     """Bad input: one line that names the file and what is wrong."""
 
 
+class UntimedRun(ReportError):
+    """A run the suite wrote without a forward time (it failed before timing): left out, noted."""
+
+
 @dataclass(frozen=True)
 class Machine:
     """Where runs were taken. In a scanned folder, each sub-folder (results/cpu/, results/h200/) is one
@@ -147,7 +151,7 @@ def _parse_run(path, i, r, machine, meta):
     if not _is_number(median):
         median = (r.get("phases_ms") or {}).get("forward") if isinstance(r.get("phases_ms"), dict) else None
     if not _is_number(median) or median <= 0:
-        raise ReportError(f"{where}: no positive forward time (forward_ms.median)")
+        raise UntimedRun(f"{where}: no positive forward time (forward_ms.median)")
     fwd = fwd if isinstance(fwd, dict) else {}
     samples = fwd.get("samples") if isinstance(fwd.get("samples"), list) else []
     ips = _number(r, "images_per_s") or images / (median / 1000.0)
@@ -234,7 +238,16 @@ def read_report(path, set_name="", strict=True):
         gpu_name=str(gpu.get("gpu_name", "") or ""),
         logical_cores=int(meta["logical_cores"]) if _is_number(meta.get("logical_cores")) else 0,
     )
-    parsed = [_parse_run(where, i, r, machine, meta) for i, r in enumerate(runs)]
+    parsed = []
+    for i, r in enumerate(runs):
+        try:
+            parsed.append(_parse_run(where, i, r, machine, meta))
+        except UntimedRun as e:
+            if len(runs) == 1:
+                raise
+            print(f"note: left out {e}", file=sys.stderr)
+    if not parsed:
+        raise ReportError(f"{where}: no run has a forward time")
     return Report(path=where, meta=meta, runs=parsed)
 
 

@@ -130,3 +130,16 @@ def test_a_failed_run_without_max_abs_prob_diff_is_reported(tmp_path, value):
     assert "FAILED (no max diff, 3 top-1)" in r.stdout and "Traceback" not in r.stderr
     r = run("compare", SERIAL, path)
     assert r.returncode == 1 and "INVALID (validation failed)" in r.stdout
+
+
+def test_a_run_without_a_forward_time_is_left_out_with_a_note(tmp_path):
+    # The suite writes median 0 and no passes for a run that failed before it was timed.
+    data = json.loads(SERIAL.read_text())
+    data["runs"][0]["forward_ms"] = {"min": 0, "median": 0, "max": 0, "samples": []}
+    data["runs"][0]["validation"].update(passed=False, max_abs_prob_diff=None)
+    path = tmp_path / "untimed.json"
+    path.write_text(json.dumps(data))
+    r = run("report", path, "--table", "runs")
+    assert r.returncode == 0, r.stderr
+    assert "note: left out" in r.stderr and "runs[0]: no positive forward time" in r.stderr
+    assert "| serial:naive | CPU, 1 thread | 200 |" in r.stdout and "| 50 |" not in r.stdout
