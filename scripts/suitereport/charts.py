@@ -267,7 +267,8 @@ def cascade_chart(res, path):
         steps = portability.cascade(res, m)
         xs = list(range(1, len(steps) + 1))
         color, marker = palette.backend_color(m)
-        top.plot(xs, [100 * e for _, e, _ in steps], color=color, marker=marker, label=f"{m} (PP {100 * res.pp(m):.0f} %)")
+        top.plot(xs, [100 * e for _, e, _ in steps], color=color, marker=marker,
+                 label=f"{m} (PP {100 * res.pp(m):.0f} %)")
         for x, (name, e, _) in zip(xs, steps):
             if e > 0:
                 top.annotate(name.split("/")[-1], (x, 100 * e), textcoords="offset points", xytext=(4, 3),

@@ -60,7 +60,12 @@ function el(name, attrs, parent) {
 function fmt(ms) { return ms >= 100 ? ms.toFixed(1) : ms >= 1 ? ms.toFixed(3) : ms.toPrecision(3); }
 function fillSelect(id, values) {
   const s = document.getElementById(id);
-  for (const v of values) { const o = document.createElement("option"); o.value = v; o.textContent = v; s.appendChild(o); }
+  for (const v of values) {
+    const o = document.createElement("option");
+    o.value = v;
+    o.textContent = v;
+    s.appendChild(o);
+  }
 }
 const tip = document.getElementById("tip");
 function draw(series) {
@@ -70,7 +75,11 @@ function draw(series) {
   panel.dataset.backend = series.backend;
   panel.dataset.series = series.machine + " " + series.benchmark;
   const h = document.createElement("h3");
-  h.innerHTML = series.benchmark + ' <span class="machine">' + series.machine + "</span>";
+  h.textContent = series.benchmark + " ";  // names come from reports: text, never markup
+  const where = document.createElement("span");
+  where.className = "machine";
+  where.textContent = series.machine;
+  h.appendChild(where);
   panel.appendChild(h);
   const svg = el("svg", {class: "chart", width: W, height: H, viewBox: "0 0 " + W + " " + H});
   const n = DATA.commits.length, ys = series.points.map(p => p.ms);
@@ -97,7 +106,8 @@ function draw(series) {
     const c = el("circle", {cx: x(p.i), cy: y(p.ms), r: p.step ? 5 : 3.5, fill: series.color,
                             class: "point" + (p.step ? " step-" + p.step : "")}, svg);
     const text = "commit " + p.commit.slice(0, 10) + "\\n" + p.date + "\\n" + fmt(p.ms) + " ms" +
-                 (p.step ? "\\n" + p.step + " " + (p.change >= 0 ? "+" : "") + (p.change * 100).toFixed(1) + " %%" : "");
+                 (p.step ? "\\n" + p.step + " " + (p.change >= 0 ? "+" : "") + (p.change * 100).toFixed(1) + " %%"
+                         : "");
     el("title", {}, c).textContent = text;
     c.addEventListener("mouseenter", ev => { tip.textContent = text; tip.style.display = "block";
       tip.style.left = (ev.clientX + 12) + "px"; tip.style.top = (ev.clientY + 12) + "px"; });

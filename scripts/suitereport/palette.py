@@ -1,8 +1,9 @@
 """One colour per backend:variant in every chart (bar, line, history, cascade), one marker per backend.
 
 Each backend gets a hue (grey, blue, orange, green, purple, red, pink, ...: tab10's well-separated
-hues) in the order the reports list the backends; its variants get shades of that hue, dark to light. The tools call register() once with every
-run they loaded, so a name has the same colour in all charts drawn from the same reports.
+hues) in the order the reports list the backends; its variants get shades of that hue, dark to light.
+The tools call register() once with every run they loaded, so a name has the same colour in all
+charts drawn from the same reports.
 """
 
 import re
