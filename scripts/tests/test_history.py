@@ -164,3 +164,22 @@ def test_the_dashboard_screenshot(demo_store, tmp_path):
     r = run("html", "--store", demo_store, "--out", tmp_path / "d.html", "--screenshot", shot)
     assert r.returncode == 0, r.stderr
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 10000
+
+
+def test_results_readme_shows_the_portability_cascades_and_the_history(demo_store, tmp_path):
+    res = tmp_path / "results"
+    shutil.copytree(DATA / "results", res)
+    (res / "history").mkdir()
+    shutil.copy(demo_store, res / "history" / "store.jsonl")
+    r = subprocess.run([str(SCRIPTS / "make-results-readme"), "--results", str(res)], capture_output=True,
+                       text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    text = (res / "README.md").read_text()
+    assert "## Performance portability" in text and "## History over commits" in text
+    assert "![Cascade: Performance portability, application efficiency, 200 images]" \
+           "(charts/portability-application-200.png)" in text
+    assert "![History, cpu/test](charts/history-cpu-test.png)" in text
+    assert "[history/dashboard.html](history/dashboard.html)" in text
+    for link in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
+        assert (res / link).is_file(), link
+    assert (res / "history" / "dashboard.html").is_file()
