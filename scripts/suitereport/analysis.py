@@ -1,11 +1,14 @@
 """Grouping runs by machine, dropping superseded duplicates, and the baselines of the speedups.
 
-Speedups are only taken between runs of the same machine group (same report set and host) and the
-same image count:
-  x serial:naive   over serial:naive (the thesis' serial C code)
-  x cuDNN          GPU runs only, over the fastest cudnn variant (NVIDIA's library, the vendor peer)
-  x PyTorch        over the fastest pytorch run on the same kind of device: pytorch:cpu for CPU runs,
-                   pytorch:cuda for GPU runs
+The tools know no backend or variant by name except the two data-driven roles below (a missing
+entry is tolerated: its column or note is simply left out):
+  BASELINE      serial:naive, the thesis' serial C code: "speedup vs serial:naive"
+  VENDOR_PEERS  vendor libraries and frameworks (cudnn, pytorch, onednn): "speedup vs <peer>", taken
+                over the fastest run of that peer on the same kind of device (CPU runs: CPU runs of the
+                peer with the same thread count; GPU runs: its GPU runs)
+Every ratio is a speedup: the other run's forward time over this run's (above 1: this run is faster),
+and only between runs of the same machine group (report set and host) and the same image count.
+Backends are ordered as the reports list them (baseline first, peers last), not from a list here.
 """
 
 from dataclasses import dataclass, field
@@ -58,76 +61,105 @@ def group_runs(runs):
         kept = sorted(newest.values(), key=lambda ir: ir[0])
         g.superseded = len(g.runs) - len(kept)
         g.runs = [r for _, r in kept]
+    ranks = backend_ranks(runs)
+    for g in groups.values():
         first_seen = {}
         for r in g.runs:
             first_seen.setdefault(r.name, len(first_seen))
         # By image count, then backend (suite order), then variant (report order: the faithful port
         # first), then threads.
-        g.runs.sort(key=lambda r: (r.images, backend_order(r.backend), r.backend, first_seen[r.name], r.threads,
-                                   r.batch))
+        g.runs.sort(key=lambda r: (r.images, ranks.get(r.backend, len(ranks)), r.backend, first_seen[r.name],
+                                   r.threads, r.batch))
     return list(groups.values())
 
 
-BACKEND_ORDER = ("serial", "openmp", "openacc", "kokkos", "cuda", "cudnn", "pytorch")
+# ---- The two roles the tools know by name (data-driven; a missing entry is tolerated).
+BASELINE = ("serial", "naive")
+BASELINE_NAME = ":".join(BASELINE)
+VENDOR_PEERS = {"cudnn": "cuDNN", "pytorch": "PyTorch", "onednn": "oneDNN"}  # backend -> label
 
 
-def backend_order(b):
-    return BACKEND_ORDER.index(b) if b in BACKEND_ORDER else len(BACKEND_ORDER)
+def is_baseline(run):
+    return (run.backend, run.variant) == BASELINE
+
+
+def is_peer(run):
+    return run.backend in VENDOR_PEERS
+
+
+def backend_ranks(runs):
+    """{backend: rank}: the baseline's backend first, vendor peers last, the others in the order the
+    reports list them: the suite's own order, read first from the reports that hold the baseline (a
+    suite run over all backends), then from those with the most backends."""
+    by_source = {}
+    for r in runs:
+        by_source.setdefault(r.source, []).append(r.backend)
+    order = []
+    for src in sorted(by_source, key=lambda s: (BASELINE[0] not in by_source[s], -len(set(by_source[s])), s)):
+        for b in by_source[src]:
+            if b not in order:
+                order.append(b)
+    order.sort(key=lambda b: 0 if b == BASELINE[0] else 2 if b in VENDOR_PEERS else 1)  # stable
+    return {b: i for i, b in enumerate(order)}
+
+
+def peers_present(runs):
+    """The vendor peers that have a run, in VENDOR_PEERS order."""
+    have = {r.backend for r in runs}
+    return [p for p in VENDOR_PEERS if p in have]
 
 
 def _fastest(runs):
     return min(runs, key=lambda r: r.forward_ms) if runs else None
 
 
-@dataclass
-class Baselines:
-    serial: object = None
-    cudnn: object = None
-    pytorch_cpu: object = None
-    pytorch_gpu: object = None
-
-    def vendor_pytorch(self, run):
-        return self.pytorch_gpu if run.on_gpu else self.pytorch_cpu
+def baseline_run(group, images):
+    return _fastest([r for r in group.runs if r.images == images and is_baseline(r) and r.passed_or_unvalidated])
 
 
-def baselines(group, images):
-    at = [r for r in group.runs if r.images == images]
-    return Baselines(
-        serial=_fastest([r for r in at if r.backend == "serial" and r.variant == "naive"]),
-        cudnn=_fastest([r for r in at if r.backend == "cudnn"]),
-        pytorch_cpu=_fastest([r for r in at if r.backend == "pytorch" and not r.on_gpu]),
-        pytorch_gpu=_fastest([r for r in at if r.backend == "pytorch" and r.on_gpu]),
-    )
+def peer_run(group, peer, run):
+    """The run of a vendor peer that `run` is compared with: same image count, same kind of device,
+    and on a CPU the same thread count (like with like); None if there is none."""
+    cands = [r for r in group.runs if r.backend == peer and r.images == run.images and r.on_gpu == run.on_gpu
+             and r.passed_or_unvalidated]
+    if not run.on_gpu:
+        cands = [r for r in cands if r.threads == run.threads]
+    return _fastest(cands)
 
 
 def speedup(run, baseline):
+    """The baseline's forward time over this run's: above 1, this run is faster."""
     if baseline is None or run.forward_ms <= 0:
         return None
     return baseline.forward_ms / run.forward_ms
 
 
-def speedups(group, run):
-    """(x serial:naive, x cuDNN, x PyTorch) for one run; None where there is no baseline."""
-    b = baselines(group, run.images)
-    return (
-        speedup(run, b.serial),
-        speedup(run, b.cudnn) if run.on_gpu else None,
-        speedup(run, b.vendor_pytorch(run)),
-    )
+def speedups(group, run, peers):
+    """[speedup vs serial:naive, speedup vs each peer in peers]; None where there is no such run."""
+    return [speedup(run, baseline_run(group, run.images))] + [speedup(run, peer_run(group, p, run)) for p in peers]
 
 
 def baseline_notes(group):
-    """One line per image count naming the baseline runs the speedups of that count were taken over."""
+    """One line per image count naming the runs the speedups of that count were taken over."""
     notes = []
     for n in group.image_counts():
-        b = baselines(group, n)
+        at = [r for r in group.runs if r.images == n]
         parts = []
-        for label, r in (("serial:naive", b.serial), ("cuDNN", b.cudnn), ("PyTorch CPU", b.pytorch_cpu),
-                         ("PyTorch GPU", b.pytorch_gpu)):
-            if r is not None:
-                threads = f", {r.threads} threads" if r.threads > 1 else ""
-                who = r.name if r.name == label else f"{label} = {r.name}"
-                parts.append(f"{who}{threads} ({fmt_ms(r.forward_ms)} ms)")
+        base = baseline_run(group, n)
+        if base is not None:
+            parts.append(f"{BASELINE_NAME} ({fmt_ms(base.forward_ms)} ms)")
+        for peer in peers_present(at):
+            seen = set()
+            for r in sorted((r for r in at if r.backend == peer), key=lambda r: (r.on_gpu, r.threads)):
+                key = ("GPU",) if r.on_gpu else ("CPU", r.threads)
+                if key in seen:
+                    continue
+                seen.add(key)
+                best = peer_run(group, peer, r)
+                if best is None:
+                    continue
+                where = "GPU" if best.on_gpu else f"CPU {best.threads} thr"
+                parts.append(f"{VENDOR_PEERS[peer]} {where} = {best.name} ({fmt_ms(best.forward_ms)} ms)")
         if parts:
             notes.append(f"{n} images: " + "; ".join(parts))
     return notes

@@ -1,8 +1,11 @@
 """PNG charts of one machine group (matplotlib, Agg backend: no display needed).
 
 Each chart is drawn only where the data has what it shows: speedup needs serial:naive, image scaling
-two image counts of one variant, thread scaling two thread counts of one variant.
+two image counts of one variant, thread scaling two thread counts of one variant. Colours come from
+palette.py: one per backend:variant, the same in bar and line charts.
 """
+
+import math
 
 import matplotlib
 
@@ -10,70 +13,75 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from . import analysis  # noqa: E402
+from . import analysis, palette  # noqa: E402
 from .analysis import fmt_ms, fmt_speedup  # noqa: E402
 from .load import LAYER_KINDS  # noqa: E402
 
-BACKEND_COLORS = {"serial": "#7f7f7f", "openmp": "#1f77b4", "openacc": "#17becf", "kokkos": "#9467bd",
-                  "cuda": "#2ca02c", "cudnn": "#76b900", "pytorch": "#ee4c2c"}
 LAYER_COLORS = {"conv": "#1f77b4", "relu": "#ff7f0e", "pool": "#2ca02c", "fc": "#d62728", "softmax": "#9467bd",
                 "other": "#8c564b"}
 DPI = 110
 
 
-def _color(backend):
-    return BACKEND_COLORS.get(backend, "#bcbd22")
-
-
 def _label(run, with_threads):
+    """backend:variant, with the thread count where threads vary, on CPU runs only (a GPU run's
+    'threads' is the backend's launch width, not a choice)."""
     s = run.name
-    if with_threads:
+    if with_threads and not run.on_gpu:
         s += f" ({run.threads} thr)"
     return s
 
 
-SERIES_COLORS = plt.get_cmap("tab10").colors
-MARKERS = {"serial": "s", "openmp": "o", "openacc": "v", "kokkos": "D", "cuda": "^", "cudnn": "P", "pytorch": "X"}
-
-
-def _series_style(i, backend):
-    return {"color": SERIES_COLORS[i % len(SERIES_COLORS)], "marker": MARKERS.get(backend, "o")}
+def _series_style(run):
+    st = dict(palette.style(run.name))
+    st["linestyle"] = palette.thread_linestyle(run.threads if not run.on_gpu else 1)
+    return st
 
 
 def _log_axis(axis, ticks=None):
-    """Plain numbers on a log axis: the given ticks, else 1-2-5 steps."""
+    """Compact plain numbers on a log axis (50, 1.2k, 50k): the given ticks thinned so that
+    neighbours are at least 0.25 decades apart, else 1-2-5 steps."""
     if ticks:
-        axis.set_major_locator(FixedLocator(sorted(set(ticks))))
+        kept = []
+        for t in sorted(set(ticks)):
+            if not kept or math.log10(t / kept[-1]) >= 0.25:
+                kept.append(t)
+        axis.set_major_locator(FixedLocator(kept))
     else:
         axis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
-    axis.set_major_formatter(FuncFormatter(_plain_number))
+    axis.set_major_formatter(FuncFormatter(plain_number))
     axis.set_minor_formatter(NullFormatter())
 
 
-def _save(fig, path):
+def save(fig, path):
     fig.savefig(path, dpi=DPI, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)
     return path
 
 
-def _plain_number(x, _pos=None):
+
+def plain_number(x, _pos=None):
+    """50, 1.2k, 50k, 2M: short enough that neighbouring tick labels do not run together."""
+    for div, suffix in ((1e6, "M"), (1e3, "k")):
+        if x >= div:
+            return f"{x / div:.3g}{suffix}"
     if x >= 1:
         return f"{x:g}"
     return f"{x:.3g}"
+
 
 
 def _bar_runs(group, images):
     """The runs at one image count, one bar each; several thread counts of a variant: only the fastest
     unless the variant is all there is."""
     runs = [r for r in group.runs if r.images == images]
-    threads_vary = len({r.threads for r in runs if r.backend not in ("serial",)}) > 1
+    threads_vary = len({r.threads for r in runs if not r.on_gpu}) > 1
     return runs, threads_vary
 
 
 def _barh(ax, runs, values, threads_vary, failed_note=True):
     labels = [_label(r, threads_vary) for r in runs]
     ys = range(len(runs))
-    bars = ax.barh(ys, values, color=[_color(r.backend) for r in runs])
+    bars = ax.barh(ys, values, color=[palette.color(r.name) for r in runs])
     for bar, r in zip(bars, runs):
         if not r.passed and r.validation:
             bar.set_hatch("//")
@@ -105,27 +113,28 @@ def time_chart(group, images, path):
     ax.set_xlabel("forward time per pass, ms (median, log scale; shorter is faster)")
     ax.set_title(f"Forward time, {images} images\n{group.machine.label}", fontsize=11)
     ax.grid(axis="x", which="major", alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def speedup_chart(group, images, path):
     runs, threads_vary = _bar_runs(group, images)
-    base = analysis.baselines(group, images).serial
+    base = analysis.baseline_run(group, images)
     if base is None or len(runs) < 2:
         return None
     fig, ax = _fig_for_bars(len(runs))
     values = [base.forward_ms / r.forward_ms for r in runs]
     _barh(ax, runs, values, threads_vary)
     ax.set_xscale("log")
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: _plain_number(x) + "×"))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: plain_number(x) + "×"))
     ax.axvline(1.0, color="black", linewidth=0.8)
     ax.set_xlim(min(min(values), 1) / 2, max(values) * 5)
     for i, v in enumerate(values):
         ax.text(v * 1.08, i, fmt_speedup(v), va="center", fontsize=8)
-    ax.set_xlabel(f"speedup over serial:naive ({fmt_ms(base.forward_ms)} ms), log scale; longer is faster")
-    ax.set_title(f"Speedup over serial:naive, {images} images\n{group.machine.label}", fontsize=11)
+    ax.set_xlabel(f"speedup vs {analysis.BASELINE_NAME} = its time ({fmt_ms(base.forward_ms)} ms) / this run's; "
+                  "log scale, longer is faster")
+    ax.set_title(f"Speedup vs {analysis.BASELINE_NAME}, {images} images\n{group.machine.label}", fontsize=11)
     ax.grid(axis="x", which="major", alpha=0.3)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def layers_chart(group, images, path):
@@ -151,7 +160,7 @@ def layers_chart(group, images, path):
     ax.set_title(f"Per-layer breakdown, {images} images\n{group.machine.label}", fontsize=11)
     ax.legend(ncol=len(kinds), loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.3 / max(len(runs), 2)),
               frameon=False, fontsize=8)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def _series(runs, key):
@@ -177,9 +186,8 @@ def images_scaling_chart(group, path):
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 5))
-    for i, (lab, rs) in enumerate(series.items()):
-        ax.plot([r.images for r in rs], [r.images_per_s for r in rs], label=lab,
-                linestyle="-" if rs[0].threads <= 1 else "--", **_series_style(i, rs[0].backend))
+    for lab, rs in series.items():
+        ax.plot([r.images for r in rs], [r.images_per_s for r in rs], label=lab, **_series_style(rs[0]))
     ax.set_xscale("log")
     ax.set_yscale("log")
     _log_axis(ax.xaxis, [r.images for rs in series.values() for r in rs])
@@ -189,7 +197,7 @@ def images_scaling_chart(group, path):
     ax.set_title(f"Scaling with image count\n{group.machine.label}", fontsize=11)
     ax.grid(which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 def threads_scaling_chart(group, images, path):
@@ -198,10 +206,11 @@ def threads_scaling_chart(group, images, path):
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 5))
-    for i, (name, pts) in enumerate(series.items()):
+    for name, pts in series.items():
         xs = [x for x, _ in pts]
         ys = [r.images_per_s for _, r in pts]
-        line, = ax.plot(xs, ys, label=name, **_series_style(i, pts[0][1].backend))
+        style = dict(palette.style(name))
+        line, = ax.plot(xs, ys, label=name, **style)
         x0, y0 = xs[0], ys[0]
         ax.plot([x0, xs[-1]], [y0, y0 * xs[-1] / x0], linestyle=":", color=line.get_color(), alpha=0.6)
     ax.plot([], [], linestyle=":", color="gray", label="linear scaling from the fewest threads")
@@ -213,7 +222,7 @@ def threads_scaling_chart(group, images, path):
     ax.set_title(f"Scaling with threads, {images} images\n{group.machine.label}", fontsize=11)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
-    return _save(fig, path)
+    return save(fig, path)
 
 
 CHARTS = ("time", "layers", "speedup", "images", "threads")
@@ -244,3 +253,49 @@ def slugs(groups):
             s = f"{s}-{g.machine.host}"
         out.append(s.replace("/", "-"))
     return out
+
+
+def cascade_chart(res, path):
+    """Sewall et al.'s cascade plot of one portability.Result: per model, its platform efficiencies
+    sorted high to low (top) and the performance portability over the first k of them (bottom)."""
+    from . import portability
+    models = sorted(res.efficiency, key=lambda m: -res.pp(m))
+    n = len(res.platforms)
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 6.4), sharex=True,
+                                      gridspec_kw={"height_ratios": (3, 2), "hspace": 0.08})
+    for m in models:
+        steps = portability.cascade(res, m)
+        xs = list(range(1, len(steps) + 1))
+        color, marker = palette.backend_color(m)
+        top.plot(xs, [100 * e for _, e, _ in steps], color=color, marker=marker,
+                 label=f"{m} (PP {100 * res.pp(m):.0f} %)")
+        for x, (name, e, _) in zip(xs, steps):
+            if e > 0:
+                top.annotate(name.split("/")[-1], (x, 100 * e), textcoords="offset points", xytext=(4, 3),
+                             fontsize=6, color=color)
+        bottom.plot(xs, [100 * pp for _, _, pp in steps], color=color, marker=marker)
+    top.set_ylabel(f"{res.kind} efficiency, %")
+    bottom.set_ylabel("PP over the\nfirst k platforms, %")
+    bottom.set_xlabel("platforms, each model's own order: most efficient first (k)")
+    bottom.set_xticks(range(1, n + 1))
+    for ax in (top, bottom):
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+    top.set_title(f"Performance portability cascade, {res.kind} efficiency, {res.images} images\n"
+                  f"platforms: {', '.join(p.name for p in res.platforms)}", fontsize=10)
+    top.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.3), frameon=False)
+    return save(fig, path)
+
+
+def draw_portability(groups, out_dir):
+    """The cascade plots of every image count all platforms share; [(kind, path)]."""
+    from . import portability
+    plats = portability.platforms(groups)
+    made = []
+    if len(plats) < 2:
+        return made
+    for n in portability.common_image_counts(plats):
+        for kind in portability.KINDS:
+            path = out_dir / f"portability-{kind}-{n}.png"
+            made.append((f"cascade-{kind}-{n}", cascade_chart(portability.compute(plats, n, kind), path)))
+    return made

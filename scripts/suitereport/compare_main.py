@@ -1,17 +1,19 @@
 """scripts/compare: the regression gate. Two reports (or folders) in, per-benchmark deltas out.
 
-Benchmarks are named as in `suite --format gbench`: backend:variant/images:N, with /threads:T added
-where a name occurs with several thread counts. The metric is the forward median. Exit codes:
-  0  no benchmark slower than the threshold
-  1  at least one slower than the threshold, or a run of NEW failed validation
+A benchmark is backend:variant/images:N/threads:T, always all four parts: its name does not depend on
+what else is in the file. Its passes are compared with gate.decide (a Mann-Whitney U test on the
+samples, see gate.py). Exit codes:
+  0  no benchmark slower beyond threshold and noise ("noisy" ones are listed, not failures)
+  1  at least one SLOWER, or a run of NEW failed validation
   2  bad input: a missing file, not JSON, a wrong schema_version, no runs, no benchmark in common
+     (a gate that compared nothing does not say OK)
 """
 
 import re
 import sys
 
-from . import cli, load
-from .analysis import backend_order, fmt_ms
+from . import cli, gate, load
+from .analysis import backend_ranks, fmt_ms
 
 
 def parse_threshold(text):
@@ -21,22 +23,21 @@ def parse_threshold(text):
     return float(m.group(1)) / 100.0
 
 
+def benchmark_name(run):
+    """The identity of a benchmark: the same run has the same name whatever else the report holds."""
+    return f"{run.backend}:{run.variant}/images:{run.images}/threads:{run.threads}"
+
+
 def benchmarks(runs, side):
-    """{name: run}; of several runs with one name (several reports), the newest; a note says so."""
-    by_key = {}
-    for i, r in enumerate(runs):
-        k = (r.backend, r.variant, r.images, r.threads)
-        by_key.setdefault(k, []).append((r.date, i, r))
-    threads_of = {}
-    for (b, v, n, t) in by_key:
-        threads_of.setdefault((b, v, n), set()).add(t)
-    out = {}
-    for (b, v, n, t), found in by_key.items():
-        name = f"{b}:{v}/images:{n}" + (f"/threads:{t}" if len(threads_of[(b, v, n)]) > 1 else "")
-        if len(found) > 1:
-            print(f"note: {side}: {len(found)} runs of {name}; the newest is compared", file=sys.stderr)
-        out[name] = max(found, key=lambda x: (x[0], x[1]))[2]
-    return out
+    """{name: [runs]}: every run of each benchmark on one side (gate.decide_runs picks what to test)."""
+    by_name = {}
+    for r in runs:
+        by_name.setdefault(benchmark_name(r), []).append(r)
+    for name, found in by_name.items():
+        if 1 < len(found) < gate.MIN_RUNS:
+            print(f"note: {side}: {len(found)} runs of {name} (fewer than {gate.MIN_RUNS} to test the runs "
+                  "against each other); the passes of the newest are compared", file=sys.stderr)
+    return by_name
 
 
 def main(argv):
@@ -48,12 +49,19 @@ def main(argv):
     p.add_argument("new", metavar="NEW", help="report file or folder: the candidate")
     p.add_argument("--threshold", default="10%", metavar="PCT",
                    help="fail when NEW's forward median is more than this much above BASE's (default: 10%%)")
+    p.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
+                   help="significance level of the Mann-Whitney U test (default: %(default)s)")
     p.add_argument("--format", choices=("md", "csv"), default="md", help="output format (default: md)")
     args = p.parse_args(argv)
     threshold = parse_threshold(args.threshold)
-    base = benchmarks(load.all_runs(load.load_reports([args.base])), "BASE")
-    new = benchmarks(load.all_runs(load.load_reports([args.new])), "NEW")
-    hosts = ({r.machine.host for r in base.values()}, {r.machine.host for r in new.values()})
+    if not 0 < args.alpha < 1:
+        raise load.ReportError(f"--alpha {args.alpha:g}: expected a probability between 0 and 1")
+    base_runs = load.all_runs(load.load_reports([args.base]))
+    new_runs = load.all_runs(load.load_reports([args.new]))
+    ranks = backend_ranks(base_runs + new_runs)
+    base = benchmarks(base_runs, "BASE")
+    new = benchmarks(new_runs, "NEW")
+    hosts = ({r.machine.host for rs in base.values() for r in rs}, {r.machine.host for rs in new.values() for r in rs})
     if hosts[0] != hosts[1]:
         print(f"note: BASE and NEW come from different hosts ({', '.join(sorted(hosts[0]))} vs "
               f"{', '.join(sorted(hosts[1]))}): the deltas include the machines' difference", file=sys.stderr)
@@ -61,52 +69,66 @@ def main(argv):
     if not common:
         raise load.ReportError(f"{args.base} and {args.new} have no benchmark in common")
 
-    rows, slower, invalid = [], [], []
-    for name in sorted(set(base) | set(new), key=_sort_key):
-        b, n = base.get(name), new.get(name)
-        if b is None or n is None:
-            rows.append((name, b and b.forward_ms, n and n.forward_ms, None, "only in NEW" if b is None else
-                         "only in BASE"))
+    rows, slower, invalid, noisy = [], [], [], []
+    for name in sorted(set(base) | set(new), key=lambda nm: _sort_key(nm, ranks)):
+        bs, ns = base.get(name), new.get(name)
+        if bs is None or ns is None:
+            one = gate.newest(bs or ns).forward_ms
+            rows.append((name, bs and one, ns and one, None, None, None, "–",
+                         "only in NEW" if bs is None else "only in BASE"))
             continue
-        delta = n.forward_ms / b.forward_ms - 1.0
-        if n.validation and not n.passed:
+        d = gate.decide_runs(bs, ns, threshold, args.alpha)
+        b_ms, n_ms = (gate.median([r.forward_ms for r in rs]) if d.basis.endswith("runs") else
+                      gate.newest(rs).forward_ms for rs in (bs, ns))
+        status = d.status
+        if any(r.validation and not r.passed for r in ns):
             status = "INVALID (validation failed)"
             invalid.append(name)
-        elif delta > threshold:
-            status = "SLOWER"
+        elif d.fails:
             slower.append(name)
-        elif delta < -threshold:
-            status = "faster"
-        else:
-            status = "ok"
-        rows.append((name, b.forward_ms, n.forward_ms, delta, status))
+        elif status == "noisy":
+            noisy.append(name)
+        rows.append((name, b_ms, n_ms, d.ratio - 1.0, d.ci, d.p_slower, d.basis, status))
 
     if args.format == "csv":
-        print("benchmark,base_forward_ms,new_forward_ms,delta,status")
-        for name, bm, nm, d, st in rows:
-            print(",".join([name, _raw(bm), _raw(nm), _raw(d), st]))
+        print("benchmark,base_forward_ms,new_forward_ms,delta,ratio_ci_low,ratio_ci_high,p_slower,tested,status")
+        for name, bm, nm, dl, ci, p_slow, basis, st in rows:
+            print(",".join([name, _raw(bm), _raw(nm), _raw(dl), _raw(ci and ci[0]), _raw(ci and ci[1]),
+                            _raw(p_slow), basis, st]))
     else:
-        print("| benchmark | base ms | new ms | delta | status |")
-        print("|---|---:|---:|---:|---|")
-        for name, bm, nm, d, st in rows:
-            print(f"| {name} | {fmt_ms(bm)} | {fmt_ms(nm)} | {_pct(d)} | {st} |")
+        print("| benchmark | base ms | new ms | delta (medians) | 95 % interval | p (slower) | tested | status |")
+        print("|---|---:|---:|---:|---:|---:|---|---|")
+        for name, bm, nm, dl, ci, p_slow, basis, st in rows:
+            interval = f"{_pct(ci[0] - 1)} … {_pct(ci[1] - 1)}" if ci else "–"
+            print(f"| {name} | {fmt_ms(bm)} | {fmt_ms(nm)} | {_pct(dl)} | {interval} | {_p(p_slow)} | {basis} | {st} |")
         print()
-    verdict = (f"{len(slower)} of {len(common)} benchmark(s) slower than +{100 * threshold:g} %"
-               + (f": {', '.join(slower)}" if slower else ""))
+    verdict = (f"{len(slower)} of {len(common)} benchmark(s) slower than +{100 * threshold:g} % beyond noise "
+               f"(Mann-Whitney U, p < {args.alpha:g})" + (f": {', '.join(slower)}" if slower else ""))
+    if noisy:
+        verdict += f"; {len(noisy)} noisy (beyond the threshold but not significant): {', '.join(noisy)}"
     if invalid:
         verdict += f"; {len(invalid)} failed validation: {', '.join(invalid)}"
+    only = len(base) - len(common), len(new) - len(common)
+    if any(only):
+        verdict += f"; not compared: {only[0]} only in BASE, {only[1]} only in NEW"
     print(("FAIL: " if slower or invalid else "OK: ") + verdict, file=sys.stderr if args.format == "csv" else
           sys.stdout)
     return cli.EXIT_REGRESSION if slower or invalid else cli.EXIT_OK
 
 
-def _sort_key(name):
-    m = re.match(r"(([^:]*):.*)/images:(\d+)(.*)", name)
-    return (backend_order(m.group(2)), m.group(1), int(m.group(3)), m.group(4)) if m else (99, name, 0, "")
+def _sort_key(name, ranks):
+    m = re.match(r"(([^:]*):[^/]*)/images:(\d+)/threads:(\d+)", name)
+    if not m:
+        return (len(ranks) + 1, name, 0, 0)
+    return (ranks.get(m.group(2), len(ranks)), m.group(1), int(m.group(3)), int(m.group(4)))
 
 
 def _pct(d):
     return "–" if d is None else f"{100 * d:+.1f} %"
+
+
+def _p(p):
+    return "–" if p is None else f"{p:.2g}"
 
 
 def _raw(v):

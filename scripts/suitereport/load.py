@@ -15,12 +15,16 @@ from pathlib import Path
 SCHEMA_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO_ROOT / "results"
-SKIPPED_DIRS = ("local", "charts")  # under the scanned folder: private runs, generated charts
+SKIPPED_DIRS = ("local", "charts", "history")  # under the scanned folder: private runs, generated files
 LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
 
 
 class ReportError(Exception):
     """Bad input: one line that names the file and what is wrong."""
+
+
+class UntimedRun(ReportError):
+    """A run the suite wrote without a forward time (it failed before timing): left out, noted."""
 
 
 @dataclass(frozen=True)
@@ -65,7 +69,7 @@ class Run:
     distinct_images: int = 0
     forward_min_ms: float = 0.0
     forward_max_ms: float = 0.0
-    samples: int = 0
+    samples: list = field(default_factory=list)  # the timed forward passes, ms (the gate's input)
     images_per_s: float = 0.0
     gflop_per_s: float = 0.0
     accuracy: float = None
@@ -77,6 +81,7 @@ class Run:
     source: str = ""
     date: str = ""
     git_commit: str = ""
+    meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
 
     @property
     def name(self):
@@ -88,11 +93,21 @@ class Run:
 
     @property
     def on_gpu(self):
+        """From what the run says about its device, not from the backend's name."""
         if any(k.startswith("gpu_") for k in self.device_info):
             return True
-        if self.backend in ("cuda", "cudnn") or (self.backend == "pytorch" and self.variant.startswith("cuda")):
-            return True
-        return re.search(r"\b(gpu|cuda|nvidia|h100|h200|a100)\b", self.device.lower()) is not None
+        return re.search(r"\b(gpu|cuda|nvidia|h100|h200|a100|rocm|hip)\b", self.device.lower()) is not None
+
+    @property
+    def passed_or_unvalidated(self):
+        """Usable as a baseline: validated and passed, or a peer that does not validate."""
+        return self.passed or not self.validation
+
+    @property
+    def max_abs_prob_diff(self):
+        """None where the report has none (a failed run may write null)."""
+        v = self.validation.get("max_abs_prob_diff")
+        return float(v) if _is_number(v) else None
 
     def layer_totals(self):
         """conv/relu/pool/fc/softmax totals (ms) of a layer-wise run; layers of another kind: 'other'."""
@@ -136,7 +151,7 @@ def _parse_run(path, i, r, machine, meta):
     if not _is_number(median):
         median = (r.get("phases_ms") or {}).get("forward") if isinstance(r.get("phases_ms"), dict) else None
     if not _is_number(median) or median <= 0:
-        raise ReportError(f"{where}: no positive forward time (forward_ms.median)")
+        raise UntimedRun(f"{where}: no positive forward time (forward_ms.median)")
     fwd = fwd if isinstance(fwd, dict) else {}
     samples = fwd.get("samples") if isinstance(fwd.get("samples"), list) else []
     ips = _number(r, "images_per_s") or images / (median / 1000.0)
@@ -162,7 +177,7 @@ def _parse_run(path, i, r, machine, meta):
         distinct_images=int(r["distinct_images"]) if _is_number(r.get("distinct_images")) else images,
         forward_min_ms=_number(fwd, "min", median),
         forward_max_ms=_number(fwd, "max", median),
-        samples=len(samples),
+        samples=[float(x) for x in samples if _is_number(x) and x > 0],
         images_per_s=ips,
         gflop_per_s=gflops,
         accuracy=float(acc) if _is_number(acc) else None,
@@ -174,6 +189,7 @@ def _parse_run(path, i, r, machine, meta):
         source=str(path),
         date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
         git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
+        meta_peak_gflops=_number(meta, "peak_gflops"),
     )
 
 
@@ -222,7 +238,16 @@ def read_report(path, set_name="", strict=True):
         gpu_name=str(gpu.get("gpu_name", "") or ""),
         logical_cores=int(meta["logical_cores"]) if _is_number(meta.get("logical_cores")) else 0,
     )
-    parsed = [_parse_run(where, i, r, machine, meta) for i, r in enumerate(runs)]
+    parsed = []
+    for i, r in enumerate(runs):
+        try:
+            parsed.append(_parse_run(where, i, r, machine, meta))
+        except UntimedRun as e:
+            if len(runs) == 1:
+                raise
+            print(f"note: left out {e}", file=sys.stderr)
+    if not parsed:
+        raise ReportError(f"{where}: no run has a forward time")
     return Report(path=where, meta=meta, runs=parsed)
 
 

@@ -16,8 +16,10 @@ def main(argv):
     p.add_argument("--images", type=int, metavar="N",
                    help="image count of the one-count charts (default: the count most runs share)")
     args = p.parse_args(argv)
-    groups = analysis.group_runs(load.all_runs(load.load_reports(args.paths)))
-    from . import charts  # matplotlib: only once the input is known to be good
+    runs = load.all_runs(load.load_reports(args.paths))
+    groups = analysis.group_runs(runs)
+    from . import charts, palette  # matplotlib: only once the input is known to be good
+    palette.register(runs)
     out = Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -31,6 +33,9 @@ def main(argv):
         for kind, path in charts.draw_group(g, out, slug, args.images):
             print(f"wrote {path}  ({kind}, {g.machine.label})")
             written += 1
+    for kind, path in charts.draw_portability(groups, out):
+        print(f"wrote {path}  ({kind}, all platforms)")
+        written += 1
     if not written:
         raise load.ReportError("no chart drawn: no data for one")
     return cli.EXIT_OK

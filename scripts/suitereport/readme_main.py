@@ -10,7 +10,7 @@ from pathlib import Path
 from . import analysis, cli, load, tables
 
 CHART_TITLES = {"time": "Forward time per backend", "layers": "Per-layer breakdown",
-                "speedup": "Speedup over serial:naive", "images": "Scaling with image count",
+                "speedup": "Speedup vs serial:naive", "images": "Scaling with image count",
                 "threads": "Scaling with threads"}
 
 HOW_TO = """\
@@ -57,7 +57,8 @@ def build_readme(reports, results_dir, charts_dir):
         lines += ["No reports are committed yet.", "", HOW_TO]
         return "\n".join(lines)
     groups = analysis.group_runs(runs)
-    from . import charts  # matplotlib: only when there is something to draw
+    from . import charts, palette  # matplotlib: only when there is something to draw
+    palette.register(runs)
     lines.append("Machines:")
     lines.append("")
     for g in groups:
@@ -93,8 +94,62 @@ def build_readme(reports, results_dir, charts_dir):
         phases = tables.phases_table(g)
         if phases:
             lines.append(tables.to_markdown(phases, heading="###"))
+    lines += _portability_section(groups, results_dir, charts_dir)
+    lines += _history_section(results_dir, charts_dir)
     lines.append(HOW_TO)
     return "\n".join(lines)
+
+
+def _image(path, results_dir, alt):
+    return f"![{alt}]({Path(os.path.relpath(path.resolve(), results_dir)).as_posix()})"
+
+
+def _portability_section(groups, results_dir, charts_dir):
+    """Pennycook's metric over the report folders, its tables and Sewall's cascade plots."""
+    from . import charts
+    ts = tables.portability_tables(groups)
+    if not ts:
+        return []
+    lines = ["## Performance portability", "",
+             "Platforms are the report folders; a model is a backend (its fastest validated variant). "
+             "`scripts/report --table portability` prints these tables (also as CSV or LaTeX), "
+             "`scripts/plot` draws the cascades.", ""]
+    made = dict(charts.draw_portability(groups, charts_dir))
+    for t in ts:
+        lines.append(tables.to_markdown(t, heading="###"))
+        if t.key in made:
+            lines += [_image(made[t.key], results_dir, "Cascade: " + t.title), ""]
+    return lines
+
+
+def _history_section(results_dir, charts_dir):
+    """The history store's overview per machine and a link to its dashboard (both regenerated)."""
+    store = results_dir / "history" / "store.jsonl"
+    if not store.is_file():
+        return []
+    from . import dashboard, history, history_charts
+    entries = history.read_store(store)
+    if not entries:
+        return []
+    commits = history.commit_order(entries)
+    series_list = history.series(entries)
+    (results_dir / "history" / "dashboard.html").write_text(
+        dashboard.render(series_list, commits, store.name, 0.10), encoding="utf-8")
+    lines = ["## History over commits", "",
+             f"`history/store.jsonl`: {len(entries)} report(s) over {len(commits)} commit(s) "
+             f"({len(series_list)} series). The dashboard, one file that works offline: "
+             "[history/dashboard.html](history/dashboard.html) (`scripts/history html`); a chart per "
+             "benchmark with the step changes marked: `scripts/history plot --out DIR`.", ""]
+    shot = results_dir / "history" / "dashboard.png"
+    if shot.is_file():  # made by `scripts/history html --screenshot` (needs chromium), not here
+        lines += ["[![The dashboard (history/dashboard.html) as chromium renders it](history/dashboard.png)]"
+                  "(history/dashboard.html)", ""]
+    for machine in sorted({s.machine for s in series_list}):
+        path = history_charts.overview_chart(machine, series_list, commits,
+                                             charts_dir / f"history-{history_charts.slug(machine)}.png")
+        if path:
+            lines += [_image(path, results_dir, f"History, {machine}"), ""]
+    return lines
 
 
 def main(argv):

@@ -8,7 +8,7 @@ import csv
 import io
 from dataclasses import dataclass, field
 
-from . import analysis
+from . import analysis, portability
 from .analysis import fmt_ms, fmt_rate, fmt_speedup
 from .load import LAYER_KINDS
 
@@ -31,6 +31,7 @@ class Table:
     rows: list = field(default_factory=list)
     notes: list = field(default_factory=list)
     machine: str = ""  # the machine group's label (a column in CSV)
+    key: str = ""  # the name of the chart that goes with it, where one does (cascade-<kind>-<images>)
 
 
 def _pretty(value, kind):
@@ -60,29 +61,37 @@ def _raw(value):
 # ---- the tables
 
 
-def runs_table(group):
-    """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation."""
-    cols = [Column("backend:variant"), Column("device"), Column("images", "int"), Column("threads", "int"),
-            Column("batch", "int"), Column("forward ms (median)", "ms", "forward_ms_median"),
-            Column("images/s", "rate", "images_per_s"), Column("GFLOP/s", "rate", "gflop_per_s"),
-            Column("× serial:naive", "speedup", "speedup_vs_serial_naive"),
-            Column("× cuDNN", "speedup", "speedup_vs_cudnn"), Column("× PyTorch", "speedup", "speedup_vs_pytorch"),
-            Column("accuracy", "acc"), Column("validation")]
+SPEEDUP_NOTE = ("speedup vs X = X's forward time / this run's (above 1: faster than X), same machine and "
+                "image count; a vendor peer on a CPU with the same thread count (– where there is no such run)")
+
+
+def _validation_cell(r):
+    v = r.validation
+    if not v:
+        return "not validated"
+    diff = r.max_abs_prob_diff
+    diff = f"{diff:.1e}" if diff is not None else "no max diff"
+    if r.passed:
+        return f"passed ({diff})"
+    return f"FAILED ({diff}, {v.get('top1_mismatches', '?')} top-1)"
+
+
+def runs_table(group, peers=None):
+    """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation.
+    peers: the vendor peers that get a column (default: those with a run in the group)."""
+    peers = analysis.peers_present(group.runs) if peers is None else peers
+    cols = ([Column("backend:variant"), Column("device"), Column("images", "int"), Column("threads", "int"),
+             Column("batch", "int"), Column("forward ms (median)", "ms", "forward_ms_median"),
+             Column("images/s", "rate", "images_per_s"), Column("GFLOP/s", "rate", "gflop_per_s"),
+             Column(f"speedup vs {analysis.BASELINE_NAME}", "speedup", "speedup_vs_serial_naive")] +
+            [Column(f"speedup vs {analysis.VENDOR_PEERS[p]}", "speedup", f"speedup_vs_{p}") for p in peers] +
+            [Column("accuracy", "acc"), Column("validation")])
     t = Table(title=f"Forward pass — {group.machine.label}", columns=cols, machine=group.machine.label)
     for r in group.runs:
-        s_serial, s_cudnn, s_torch = analysis.speedups(group, r)
-        v = r.validation
-        if not v:
-            valid = "not validated"
-        elif r.passed:
-            valid = f"passed ({v.get('max_abs_prob_diff', 0):.1e})"
-        else:
-            valid = f"FAILED ({v.get('max_abs_prob_diff', 0):.1e}, {v.get('top1_mismatches', '?')} top-1)"
-        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s,
-                       s_serial, s_cudnn, s_torch, r.accuracy, valid])
-    t.notes.append("forward ms: median of the timed forward passes; × X: X's forward time over this run's, "
-                   "same machine and same image count (– where there is no such run)")
-    t.notes += ["baselines at " + n for n in analysis.baseline_notes(group)]
+        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s]
+                      + analysis.speedups(group, r, peers) + [r.accuracy, _validation_cell(r)])
+    t.notes.append("forward ms: median of the timed forward passes; " + SPEEDUP_NOTE)
+    t.notes += ["speedups at " + n for n in analysis.baseline_notes(group)]
     if len(group.hosts) > 1:
         t.notes.append(f"these reports come from several hosts ({', '.join(group.hosts)}): one report folder "
                        "should hold one machine's reports, or the speedups mix machines")
@@ -131,16 +140,53 @@ def phases_table(group):
     return t
 
 
-TABLES = ("runs", "layers", "phases")
+def portability_tables(groups):
+    """Per image count that every platform has, and per kind of efficiency: each model's efficiency on
+    each platform and its performance portability PP over all of them (portability.py)."""
+    plats = portability.platforms(groups)
+    out = []
+    if len(plats) < 2:
+        return out
+    for n in portability.common_image_counts(plats):
+        for kind in portability.KINDS:
+            res = portability.compute(plats, n, kind)
+            cols = ([Column("model")] + [Column(f"{kind[:4]}. eff. {p.name}", "pct", f"eff_{p.name}") for p in plats]
+                    + [Column(f"PP ({kind})", "pct", "pp")])
+            t = Table(title=f"Performance portability, {kind} efficiency, {n} images", columns=cols,
+                      machine="all platforms", key=f"cascade-{kind}-{n}")
+            for m in sorted(res.efficiency, key=lambda m: -res.pp(m)):
+                t.rows.append([m] + [res.efficiency[m].get(p.name) for p in plats] + [res.pp(m)])
+            if kind == "application":
+                t.notes.append("application efficiency: the fastest validated run of any model on the platform "
+                               "/ this model's fastest validated run (its best variant and thread count)")
+            else:
+                t.notes.append("architectural efficiency: this model's best useful GFLOP/s / the platform's "
+                               "measured peak: " + "; ".join(
+                                   f"{p.name} {fmt_rate(p.peak_gflops)} GFLOP/s ({p.peak_source})" if p.peak_gflops
+                                   else f"{p.name}: no peak known" for p in plats) +
+                               "; above 100 %: the peak was measured low (fma_peak on a busy machine)")
+            t.notes.append("PP = number of platforms / sum of 1/efficiency (harmonic mean; Pennycook et al.), "
+                           "0 where the model has no validated run on a platform (– in its column); "
+                           "on a platform with a GPU only GPU runs count")
+            out.append(t)
+    return out
+
+
+TABLES = ("runs", "layers", "phases", "portability")
 
 
 def build_tables(groups, which=TABLES):
+    peers = analysis.peers_present([r for g in groups for r in g.runs])  # one set of columns for all
     out = []
     for g in groups:
         for name in which:
-            t = {"runs": runs_table, "layers": layers_table, "phases": phases_table}[name](g)
+            if name == "portability":
+                continue
+            t = {"runs": lambda g: runs_table(g, peers), "layers": layers_table, "phases": phases_table}[name](g)
             if t is not None:
                 out.append(t)
+    if "portability" in which:
+        out += portability_tables(groups)
     return out
 
 

@@ -63,7 +63,7 @@ def test_report_markdown_tables_with_speedups_over_the_named_baselines():
     cells = [c.strip() for c in row.strip("|").split("|")]
     # x serial:naive (0.9 / 0.002), x cuDNN (0.0025 / 0.002), x PyTorch cuda (0.004 / 0.002)
     assert cells[8:11] == ["450×", "1.25×", "2.00×"]
-    assert "baselines at 200 images: serial:naive (692.3 ms); cuDNN = cudnn:fwd (1.923 ms); " \
+    assert "speedups at 200 images: serial:naive (692.3 ms); cuDNN GPU = cudnn:fwd (1.923 ms); " \
            "PyTorch GPU = pytorch:cuda (3.077 ms)" in out
     # CPU runs: no cuDNN column value, PyTorch = pytorch:cpu of the same machine
     row = next(line for line in out.splitlines() if line.startswith("| openmp:tiled | CPU, 2 threads | 200 |"))
@@ -109,7 +109,7 @@ def test_report_latex_is_booktabs_with_escapes():
     out = r.stdout
     assert out.count(r"\begin{table}") == out.count(r"\end{table}") >= 4
     assert r"\toprule" in out and r"\midrule" in out and r"\bottomrule" in out
-    assert r"$\times$ serial:naive" in out and r"$\Sigma$ layers ms" in out
+    assert r"speedup vs serial:naive" in out and r"$\Sigma$ layers ms" in out
     assert r"80.00 \%" in out  # % escaped
     assert "×" not in out and "Σ" not in out and "–" not in out  # only ASCII LaTeX
     body = out.replace(r"\{", "").replace(r"\}", "")
@@ -200,21 +200,24 @@ def test_compare_flags_an_injected_20_percent_slowdown(tmp_path):
     slow = scaled(SERIAL, 1.20, tmp_path / "slow.json")
     r = run("compare", SERIAL, slow)
     assert r.returncode == 1, r.stdout + r.stderr
-    assert "| serial:naive/images:50 | 211.6 | 254.0 | +20.0 % | SLOWER |" in r.stdout
-    assert "FAIL: 2 of 2 benchmark(s) slower than +10 %" in r.stdout
+    assert ("| serial:naive/images:50/threads:1 | 211.6 | 254.0 | +20.0 % | +14.6 % … +25.7 % | 0.004 "
+            "| 5 v 5 passes | SLOWER |") in r.stdout  # 5 passes a side: tested
+    assert ("| serial:naive/images:200/threads:1 | 769.2 | 923.1 | +20.0 % | – | – | medians "
+            "| SLOWER (medians only) |") in r.stdout  # 2 passes a side: too few to test
+    assert "FAIL: 2 of 2 benchmark(s) slower than +10 % beyond noise" in r.stdout
 
 
 def test_compare_passes_an_unchanged_pair_and_small_noise(tmp_path):
     r = run("compare", SERIAL, SERIAL)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "+0.0 % | ok |" in r.stdout and "OK: 0 of 2" in r.stdout
+    assert "+0.0 % | -4.5 % … +4.7 % | 0.54 | 5 v 5 passes | ok |" in r.stdout and "OK: 0 of 2" in r.stdout
     noisy = scaled(SERIAL, 1.05, tmp_path / "noisy.json")
     assert run("compare", SERIAL, noisy).returncode == 0
     assert run("compare", SERIAL, noisy, "--threshold", "3%").returncode == 1
     assert run("compare", SERIAL, noisy, "--threshold", "4").returncode == 1  # plain number: percent
     faster = scaled(SERIAL, 0.5, tmp_path / "faster.json")
     r = run("compare", SERIAL, faster)
-    assert r.returncode == 0 and "-50.0 % | faster |" in r.stdout
+    assert r.returncode == 0 and "| -50.0 % | -52.3 % … -47.6 % | 1 | 5 v 5 passes | faster |" in r.stdout
 
 
 def test_compare_folders_and_benchmarks_on_one_side_only(tmp_path):
@@ -225,10 +228,12 @@ def test_compare_folders_and_benchmarks_on_one_side_only(tmp_path):
     scaled(RESULTS / "cpu" / "openmp-t2.json", 1.3, new / "openmp-t2.json")
     r = run("compare", base, new)
     assert r.returncode == 1
-    assert "| openmp:tiled/images:200/threads:2 | 107.7 | 140.0 | +30.0 % | SLOWER |" in r.stdout
-    assert "| openmp:tiled/images:200/threads:1 | 205.1 | 205.1 | +0.0 % | ok |" in r.stdout
-    assert "| pytorch:cpu/images:50 | 10.58 | – | – | only in BASE |" in r.stdout
-    assert "4 of 10 benchmark(s) slower" in r.stdout
+    assert ("| openmp:tiled/images:200/threads:2 | 107.7 | 140.0 | +30.0 % | – | – | medians "
+            "| SLOWER (medians only) |") in r.stdout
+    assert ("| openmp:tiled/images:200/threads:1 | 205.1 | 205.1 | +0.0 % | – | – | medians "
+            "| ok (medians only) |") in r.stdout
+    assert "| pytorch:cpu/images:50/threads:2 | 10.58 | – | – | – | – | – | only in BASE |" in r.stdout
+    assert "4 of 10 benchmark(s) slower" in r.stdout and "not compared: 2 only in BASE, 0 only in NEW" in r.stdout
 
 
 def test_compare_fails_on_a_run_that_failed_validation(tmp_path):
@@ -242,7 +247,8 @@ def test_compare_csv_and_bad_threshold_and_nothing_in_common(tmp_path):
     r = run("compare", SERIAL, SERIAL, "--format", "csv")
     assert r.returncode == 0
     rows = list(csv.DictReader(io.StringIO(r.stdout)))
-    assert rows[0]["benchmark"] == "serial:naive/images:50" and float(rows[0]["delta"]) == 0.0
+    assert rows[0]["benchmark"] == "serial:naive/images:50/threads:1" and float(rows[0]["delta"]) == 0.0
+    assert float(rows[0]["p_slower"]) == pytest.approx(0.5, abs=0.1) and rows[1]["p_slower"] == ""
     r = run("compare", SERIAL, SERIAL, "--threshold", "ten")
     assert r.returncode == 2 and r.stderr.strip() == \
         "compare: error: --threshold 'ten': expected a percentage such as 10% or 2.5%"
@@ -267,7 +273,9 @@ def test_plot_draws_every_chart_the_data_supports(tmp_path):
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in tmp_path.glob("*.png"))
     assert names == ["cpu-images.png", "cpu-layers.png", "cpu-speedup.png", "cpu-threads.png", "cpu-time.png",
-                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png"]
+                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png",
+                     "portability-application-200.png", "portability-application-50.png",
+                     "portability-architectural-200.png", "portability-architectural-50.png"]
     for p in tmp_path.glob("*.png"):
         w, h = png_size(p)
         assert 400 < w < 2000 and 200 < h < 1500, (p.name, w, h)

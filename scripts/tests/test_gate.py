@@ -1,0 +1,145 @@
+"""Tests of the regression gate (scripts/compare, suitereport/gate.py): a benchmark's name does not
+depend on its siblings, a gate that compared nothing does not say OK, noise is not a regression, and
+reports of failed runs (max_abs_prob_diff null) are read."""
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+SERIAL = Path(__file__).resolve().parent / "data" / "serial.json"
+sys.path.insert(0, str(SCRIPTS))
+
+from suitereport import gate  # noqa: E402
+
+# Twelve passes of a benchmark on a busy 2-core machine, relative to their median: a spread of
+# about +-12 % (the shape of the passes of build/history/gate/run-*.json, see scripts/README.md).
+SPREAD = [0.89, 0.93, 0.95, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.06, 1.09, 1.12]
+
+
+def run(tool, *args):
+    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def suite_report(path, runs):
+    """A report of the runs [(backend, variant, threads, median, samples)] at 1200 images."""
+    data = json.loads(SERIAL.read_text())
+    template = data["runs"][0]
+    data["runs"] = []
+    for backend, variant, threads, med, samples in runs:
+        r = copy.deepcopy(template)
+        r.update(backend=backend, variant=variant, threads=threads, images=1200)
+        r["forward_ms"] = {"min": min(samples), "median": med, "max": max(samples), "samples": samples}
+        data["runs"].append(r)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def passes(median, scale=1.0):
+    return [median * scale * f for f in SPREAD]
+
+
+def test_a_benchmark_keeps_its_name_whatever_its_siblings(tmp_path):
+    # The base has openmp:batch at 1 and 2 threads, the new run only at 2: before, the base named it
+    # .../threads:2 and the new run did not, nothing was compared, and the verdict was OK.
+    base = suite_report(tmp_path / "base.json", [("openmp", "batch", 1, 40.0, passes(40.0)),
+                                                 ("openmp", "batch", 2, 21.2, passes(21.2))])
+    new = suite_report(tmp_path / "new.json", [("openmp", "batch", 2, 43.4, passes(43.4))])
+    r = run("compare", base, new)
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "| openmp:batch/images:1200/threads:2 | 21.20 | 43.40 | +104.7 % |" in r.stdout
+    assert "SLOWER" in r.stdout and "| only in NEW |" not in r.stdout
+    assert "FAIL: 1 of 1 benchmark(s) slower" in r.stdout
+
+
+def test_a_gate_that_compared_nothing_does_not_say_ok(tmp_path):
+    base = suite_report(tmp_path / "base.json", [("openmp", "batch", 2, 21.2, passes(21.2))])
+    new = suite_report(tmp_path / "new.json", [("openmp", "batch", 1, 43.4, passes(43.4))])
+    r = run("compare", base, new)
+    assert r.returncode == 2 and "no benchmark in common" in r.stderr and "OK" not in r.stdout
+
+
+def test_noise_beyond_the_threshold_is_noisy_not_slower():
+    # 13.7 % apart in the medians, as two back-to-back runs of unchanged code were: the passes overlap.
+    # A busy stretch on the NEW side: some passes much slower, some faster, the median 13.7 % up.
+    busy = [0.62, 0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.05, 1.2, 1.4, 1.6, 1.8]
+    base, new = passes(100.0), [113.7 * f for f in busy]
+    d = gate.decide(base, new, 100.0, 113.7, threshold=0.10)
+    assert d.status == "noisy" and not d.fails, d
+
+
+def test_a_real_slowdown_is_slower_and_a_small_one_is_ok():
+    base = passes(100.0)
+    d = gate.decide(base, passes(100.0, 1.15), 100.0, 115.0, threshold=0.10)
+    assert d.status == "SLOWER" and d.fails and d.p_slower < 0.01
+    assert d.ci[0] > 1.0 and d.ci[0] < 1.15 < d.ci[1]
+    d = gate.decide(base, passes(100.0, 1.05), 100.0, 105.0, threshold=0.10)
+    assert d.status == "ok" and not d.fails
+    d = gate.decide(base, passes(100.0, 0.8), 100.0, 80.0, threshold=0.10)
+    assert d.status == "faster"
+
+
+def test_with_several_runs_a_side_the_runs_are_tested_not_the_passes(tmp_path):
+    # Each run's passes are tight, but the runs differ (one process lands 30 % slower than the next):
+    # the passes of one run against another's would call that a regression; the runs do not.
+    medians = [55.0, 56.0, 55.5, 72.0, 55.2, 56.5, 71.0, 55.8]
+    base, new = tmp_path / "base", tmp_path / "new"
+    base.mkdir(), new.mkdir()
+    tight = [0.99, 0.995, 1.0, 1.0, 1.005, 1.01]
+    for i, m in enumerate(medians):
+        suite_report(base / f"run-{i}.json", [("serial", "opt", 1, m, [m * f for f in tight])])
+        n = medians[(i + 3) % len(medians)]  # the same kind of runs, in another order
+        suite_report(new / f"run-{i}.json", [("serial", "opt", 1, n, [n * f for f in tight])])
+    r = run("compare", base, new)
+    assert r.returncode == 0 and "| 8 v 8 runs | ok |" in r.stdout, r.stdout
+    one_slow_run = suite_report(tmp_path / "slow.json", [("serial", "opt", 1, 72.0, [72.0 * f for f in tight])])
+    r = run("compare", base / "run-0.json", one_slow_run)
+    assert r.returncode == 1 and "6 v 6 passes | SLOWER" in r.stdout  # one run each: blind to it
+    slower = tmp_path / "slower"
+    slower.mkdir()
+    for i, m in enumerate(medians):
+        m *= 1.3
+        suite_report(slower / f"run-{i}.json", [("serial", "opt", 1, m, [m * f for f in tight])])
+    r = run("compare", base, slower)
+    assert r.returncode == 1 and "| 8 v 8 runs | SLOWER |" in r.stdout, r.stdout
+
+
+def test_too_few_passes_fall_back_to_the_medians():
+    d = gate.decide([100.0, 101.0], [120.0, 121.0], 100.5, 120.5, threshold=0.10)
+    assert d.status == "SLOWER (medians only)" and d.fails and d.p_slower is None
+
+
+def test_the_bootstrap_interval_is_deterministic():
+    a, b = passes(100.0), passes(100.0, 1.1)
+    assert gate.median_ratio_interval(a, b) == gate.median_ratio_interval(a, b)
+
+
+@pytest.mark.parametrize("value", [None, "n/a"])
+def test_a_failed_run_without_max_abs_prob_diff_is_reported(tmp_path, value):
+    data = json.loads(SERIAL.read_text())
+    v = data["runs"][0]["validation"]
+    v.update(passed=False, max_abs_prob_diff=value, top1_mismatches=3)
+    path = tmp_path / "failed.json"
+    path.write_text(json.dumps(data))
+    r = run("report", path, "--table", "runs")
+    assert r.returncode == 0, r.stderr
+    assert "FAILED (no max diff, 3 top-1)" in r.stdout and "Traceback" not in r.stderr
+    r = run("compare", SERIAL, path)
+    assert r.returncode == 1 and "INVALID (validation failed)" in r.stdout
+
+
+def test_a_run_without_a_forward_time_is_left_out_with_a_note(tmp_path):
+    # The suite writes median 0 and no passes for a run that failed before it was timed.
+    data = json.loads(SERIAL.read_text())
+    data["runs"][0]["forward_ms"] = {"min": 0, "median": 0, "max": 0, "samples": []}
+    data["runs"][0]["validation"].update(passed=False, max_abs_prob_diff=None)
+    path = tmp_path / "untimed.json"
+    path.write_text(json.dumps(data))
+    r = run("report", path, "--table", "runs")
+    assert r.returncode == 0, r.stderr
+    assert "note: left out" in r.stderr and "runs[0]: no positive forward time" in r.stderr
+    assert "| serial:naive | CPU, 1 thread | 200 |" in r.stdout and "| 50 |" not in r.stdout
