@@ -175,6 +175,15 @@ TEST(Cli, ARegisteredBackendIsListedRunsAndValidates) {
   EXPECT_EQ(report["runs"][0]["backend"], "throwaway");
   EXPECT_EQ(report["runs"][0]["variant"], "fp64");
   EXPECT_TRUE(report["runs"][0]["validation"]["passed"].get<bool>());
+  // ... and the report tools show it, though none of them names it either.
+  const std::string command = "/usr/bin/python3 " SUITE_SOURCE_DIR "/scripts/report --format csv " + (dir / "r.json").string();
+  FILE* tool = ::popen(command.c_str(), "r");
+  ASSERT_NE(tool, nullptr);
+  std::string table;
+  char buf[4096];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, tool)) table.append(buf, n);
+  EXPECT_EQ(::pclose(tool), 0) << table;
+  EXPECT_NE(table.find("throwaway:fp64"), std::string::npos) << table;
 }
 
 TEST(Cli, AllSkipsBackendsThatCannotRunHere) {

@@ -426,3 +426,51 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
 
 }  // namespace
 }  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// ---- 15: the report records the threads that ran
+
+TEST(NothingLost, ThreadCountsAreWhatRan) {
+  bool have_openmp = false;
+  for (const auto& e : all_backends()) have_openmp |= e.name == "openmp" && bool(e.make);
+  if (!have_openmp) GTEST_SKIP() << "no OpenMP backend built";
+  TempDir dir;
+  Launch limited;
+  limited.env = {"OMP_THREAD_LIMIT=1"};
+  const CliResult r = run_suite({"--backend", "openmp,serial:opt", "--images", "3", "--repeat", "1", "--warmup",
+                                 "0", "--threads", "8", "--quiet", "--output", (dir / "r.json").string()},
+                                limited);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json j = json::parse(slurp(dir / "r.json"));
+  for (const auto& run : j["runs"]) EXPECT_EQ(run["threads"], 1) << run["backend"] << ":" << run["variant"];
+  EXPECT_EQ(j["meta"]["threads"], 1) << "the most any run used";
+  EXPECT_EQ(j["meta"]["threads_requested"], 8);
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+TEST(NothingLost, ABadKokkosEnvironmentIsRefusedBeforeAnyRun) {
+  bool have_kokkos = false;
+  for (const auto& e : all_backends()) have_kokkos |= e.name == "kokkos" && bool(e.make);
+  if (!have_kokkos) GTEST_SKIP() << "no Kokkos backend built";
+  TempDir dir;
+  Launch bad;
+  bad.env = {"KOKKOS_NUM_THREADS=abc"};
+  CliResult r = run_suite({"--backend", "serial:opt,kokkos", "--images", "3", "--quiet", "--output",
+                           (dir / "r.json").string()}, bad);
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.err, "suite: error: --backend 'kokkos': cannot run here: KOKKOS_NUM_THREADS='abc' is not a "
+                   "non-negative integer\n");
+  EXPECT_FALSE(fs::exists(dir / "r.json")) << "refused before serial:opt ran";
+  r = run_suite({"--backend", "all", "--images", "3", "--output", (dir / "r.json").string()}, bad);
+  EXPECT_NE(r.err.find("suite: note: skipping kokkos: KOKKOS_NUM_THREADS='abc'"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace cnn::test

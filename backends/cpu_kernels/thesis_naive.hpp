@@ -20,7 +20,7 @@
 // The two builds of these inline functions differ, so each lives in its own inline namespace: one
 // definition per name, as the one-definition rule demands.
 #ifdef _OPENMP
-#include <omp.h>
+#include "backends/cpu_kernels/omp_threads.hpp"
 #define THESIS_OMP_FOR _Pragma("omp parallel for")
 #define THESIS_BUILD with_openmp
 #else
@@ -198,7 +198,7 @@ class ThesisNaiveSession final : public HostSession {
   std::size_t batch() const override { return 1; }
   int threads() const override {
 #ifdef _OPENMP
-    return threads_ > 0 ? threads_ : omp_get_max_threads();
+    return omp_team_size(threads_);
 #else
     return 1;
 #endif

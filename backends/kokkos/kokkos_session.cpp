@@ -1,6 +1,7 @@
 #include "backends/kokkos/kokkos_session.hpp"
 
 #include "common/system_info.hpp"
+#include "common/text.hpp"
 
 #include <cstdlib>
 #include <type_traits>
@@ -18,8 +19,22 @@ void ensure_initialised(int threads) {
 
 std::string space_name() { return Space::name(); }
 
+// Kokkos::initialize reads these and stops the process with a several-line message on a bad value, which
+// would come after other backends had run: check them when the backend is selected instead.
+std::string bad_environment() {
+  for (const char* name : {"KOKKOS_NUM_THREADS", "KOKKOS_DEVICE_ID"}) {
+    const char* v = std::getenv(name);
+    if (!v) continue;
+    const std::string s = v;
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      return std::string(name) + "='" + display(s) + "' is not a non-negative integer";
+  }
+  return {};
+}
+
 Availability availability() {
   const std::string space = "Kokkos::" + space_name();
+  if (const std::string why = bad_environment(); !why.empty()) return {false, why, space};
 #if defined(KOKKOS_ENABLE_CUDA)
   // Kokkos::initialize aborts the process without a GPU; say so before anyone calls it.
   if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include "backends/cpu_kernels/fast_forward.hpp"
+#include "backends/cpu_kernels/omp_threads.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
@@ -19,7 +20,7 @@ constexpr int kImagesPerGrab = 16;
 class OpenMpImageParallelSession final : public HostSession {
  public:
   OpenMpImageParallelSession(const Network& net, const RunConfig& config)
-      : threads_(config.threads > 0 ? config.threads : omp_get_max_threads()),
+      : threads_(omp_team_size(config.threads)),
         // Progress is reported between parallel loops so that only the calling thread prints.
         batch_(config.progress ? std::min<std::size_t>(resolve_batch(config, kAllImages), 4096)
                                : resolve_batch(config, kAllImages)),
