@@ -1,0 +1,13 @@
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "common/backend.hpp"
+
+namespace cnn::onednn {
+
+std::unique_ptr<Session> open_fp32(const Network& net, const RunConfig& config);
+std::string device();  // the availability line: CPU, cores, oneDNN version and ISA
+
+}  // namespace cnn::onednn
