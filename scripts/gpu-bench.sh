@@ -17,7 +17,7 @@ step() { echo; echo "=== $*"; }
 # Runtime libraries the carried build needs and the GPU machine may lack: GCC's libgomp with its nvptx
 # plugin (scripts/openacc-runtime.sh puts them in <build>/openacc-runtime), and cuDNN/cuBLAS, which the
 # PyTorch installation there ships when the CUDA toolkit does not.
-libs=$build/openacc-runtime:$build/testlibs
+libs=$build/openacc-runtime:$build/testlibs:$build/lib  # lib/: the omptarget backend's shared library
 for lib in libcudnn.so.9 libcublas.so.13; do
   if ! ldconfig -p | grep -q "$lib" && [ ! -e /usr/local/cuda/lib64/$lib ]; then
     found=$(find / -xdev -name "$lib" -not -path "*/proc/*" 2>/dev/null | head -n 1)
@@ -26,14 +26,14 @@ for lib in libcudnn.so.9 libcublas.so.13; do
 done
 export LD_LIBRARY_PATH=$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 suite=$build/bin/suite
-gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
+gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|omptarget|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
 "$suite" --list
 
 step "tests of the GPU variants (the generic every-variant test)"
-"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*kokkos*' \
+"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*omptarget*:*EveryVariant*kokkos*' \
   2>&1 | tail -n 5 || status=1
 
 step "suite: $gpu_backends at 1200 and 50000 images"

@@ -65,7 +65,7 @@ INSTANTIATE_TEST_SUITE_P(Registry, EveryVariant, ::testing::ValuesIn(runnable_va
 TEST(Registry, ListsSerialAndEveryPlannedModel) {
   std::vector<std::string> names;
   for (const auto& e : all_backends()) names.push_back(e.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"serial", "openmp", "stdpar", "openacc", "kokkos", "cuda", "cudnn", "onednn"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"serial", "openmp", "stdpar", "openacc", "omptarget", "kokkos", "cuda", "cudnn", "onednn"}));
   for (const auto& e : all_backends())
     if (!e.make) EXPECT_FALSE(e.not_built_reason.empty()) << e.name << " must say why it is not built";
 }
