@@ -35,19 +35,20 @@ void conv_relu_pool_impl(const In* in, int n, const ConvSpec& s, const float* w,
   const std::size_t in_len = std::size_t(n) * C * S * S, out_len = std::size_t(n) * F * P * P;
   const std::size_t w_len = s.weight_count();
   const int groups = F / G;
-#pragma omp target teams distribute parallel for simd collapse(4) \
-    map(to : in[0:in_len], w[0:w_len], b[0:F]) map(from : out[0:out_len])
-  for (int i = 0; i < n; ++i)
-    for (int fg = 0; fg < groups; ++fg)
-      for (int py = 0; py < P; ++py)
-        for (int px = 0; px < P; ++px) {
-          const int f0 = fg * G;
-          float best[G];
-          offload::pooled_conv_group<G>(in + std::size_t(i) * C * S * S, C, S, w + f0 * C * kK * kK, py, px, best);
-#pragma GCC unroll 4
-          for (int g = 0; g < G; ++g)
-            out[((std::size_t(i) * F + f0 + g) * P + py) * P + px] = max_of(best[g] + b[f0 + g], 0.0f);
-        }
+  const std::size_t items = std::size_t(n) * groups * P * P;
+  // One loop over (image, filter group, y, x), flattened by hand: GCC 12 runs a `simd` loop on the 32
+  // lanes of a warp (SIMT) only without collapse() (with collapse(4) its PTX has no lane code: each
+  // OpenMP thread, a warp, would use one lane).
+#pragma omp target teams distribute parallel for simd map(to : in[0:in_len], w[0:w_len], b[0:F]) \
+    map(from : out[0:out_len])
+  for (std::size_t k = 0; k < items; ++k) {
+    const int px = int(k % P), py = int(k / P % P), fg = int(k / (std::size_t(P) * P) % groups);
+    const std::size_t i = k / (std::size_t(P) * P * groups);
+    const int f0 = fg * G;
+    offload::pooled_conv_group_to<G>(in + i * C * S * S, C, S, w + f0 * C * kK * kK, py, px,
+                                     offload::BiasReluStore{b + f0, out + ((i * F + f0) * P + py) * P + px,
+                                                            std::size_t(P) * P});
+  }
 }
 
 }  // namespace
