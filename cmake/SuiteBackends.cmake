@@ -11,8 +11,8 @@
 # was not built.
 
 # Known models first, in the order a reader should meet them; any other folder follows alphabetically.
-set(SUITE_BACKEND_ORDER serial openmp openacc kokkos cuda cudnn)
-set(SUITE_SHARED_FOLDERS cpu_kernels)
+set(SUITE_BACKEND_ORDER serial openmp stdpar openacc omptarget kokkos cuda cudnn onednn)
+set(SUITE_SHARED_FOLDERS cpu_kernels offload_kernels)
 
 function(suite_add_backend_folders)
   # CONFIGURE_DEPENDS: a new folder re-runs CMake at the next build, with no file edited.

@@ -16,14 +16,14 @@ step() { echo; echo "=== $*"; }
 
 source "$(dirname "$0")/gpu-libs.sh"
 suite=$build/bin/suite
-gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
+gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|omptarget|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
 "$suite" --list
 
 step "tests of the GPU variants (the generic every-variant test)"
-"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*kokkos*' \
+"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*omptarget*:*EveryVariant*kokkos*' \
   2>&1 | tail -n 5 || status=1
 
 step "suite: $gpu_backends at 1200 and 50000 images"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds, here, what scripts/gpu-bench.sh runs on the GPU machine: <build> (default build/cuda) with every
 # GPU backend for sm_90 + PTX and a host ISA any x86-64 GPU server runs (x86-64-v2), plus the runtime
-# libraries that machine lacks: GCC's OpenACC runtime (<build>/openacc-runtime) and Google Benchmark
+# libraries that machine lacks: GCC's OpenACC/OpenMP runtime (<build>/openacc-runtime) and Google Benchmark
 # (<build>/testlibs, for suite_tests). Kokkos is off there: Kokkos-CUDA needs every C++ file compiled by
 # nvcc_wrapper. When scripts/build-kokkos.sh has installed Kokkos with CUDA (build/kokkos-install/cuda), a
 # second binary, <build>-kokkos (20 MB), holds Kokkos-CUDA together with the cuda and cudnn backends, so
@@ -11,7 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/cuda}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 -DWITH_KOKKOS=OFF >/dev/null
+# The CPU-only backends whose libraries the GPU machine lacks (oneDNN, TBB) are left out.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 -DWITH_KOKKOS=OFF \
+  -DWITH_ONEDNN=OFF -DWITH_STDPAR=OFF >/dev/null
 cmake --build "$build" -j2 --target suite suite_tests
 scripts/openacc-runtime.sh "$build"
 mkdir -p "$build/testlibs"
@@ -19,7 +21,8 @@ for lib in $(ldd "$build/tests/suite_tests" | awk '/libbenchmark/ {print $3}'); 
 kokkos=$PWD/build/kokkos-install/cuda
 if [ -x "$kokkos/bin/nvcc_wrapper" ]; then
   PATH=/usr/local/cuda/bin:$PATH cmake -S . -B "$build-kokkos" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 \
-    -DWITH_SERIAL=OFF -DWITH_OPENMP=OFF -DWITH_OPENACC=OFF -DWITH_CUDA=ON -DWITH_CUDNN=ON -DWITH_KOKKOS=ON \
+    -DWITH_SERIAL=OFF -DWITH_OPENMP=OFF -DWITH_OPENACC=OFF -DWITH_OMPTARGET=OFF -DWITH_STDPAR=OFF -DWITH_ONEDNN=OFF \
+    -DWITH_CUDA=ON -DWITH_CUDNN=ON -DWITH_KOKKOS=ON \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" >/dev/null
   PATH=/usr/local/cuda/bin:$PATH cmake --build "$build-kokkos" -j2 --target suite
 else

@@ -68,32 +68,36 @@ inline void load_image(const std::uint8_t* img, Vol& input) {
         input.set(x, y, c, normalise_pixel<float>(img[(c * kImageSide + y) * kImageSide + x]));
 }
 
-inline void conv_forward(const Vol& V, const ThesisConv& L, Vol& A) {
+// Output map d of a conv layer: the thesis' loop body, a function so that other ports (stdpar) can run
+// the maps with their own parallel construct.
+inline void conv_map(const Vol& V, const ThesisConv& L, Vol& A, int d) {
   const int stride = 1, pad = L.spec.pad;
-  THESIS_OMP_FOR
-  for (int d = 0; d < L.spec.filters; ++d) {
-    const Vol& f = L.filters[d];
-    int y = -pad;
-    for (int ay = 0; ay < A.sy; y += stride, ++ay) {
-      int x = -pad;
-      for (int ax = 0; ax < A.sx; x += stride, ++ax) {
-        float a = 0.0f;
-        for (int fy = 0; fy < f.sy; ++fy) {
-          const int oy = y + fy;
-          for (int fx = 0; fx < f.sx; ++fx) {
-            const int ox = x + fx;
-            if (oy >= 0 && oy < V.sy && ox >= 0 && ox < V.sx) {
-              for (int fd = 0; fd < f.depth; ++fd) {
-                a += f.w[((f.sx * fy) + fx) * f.depth + fd] * V.w[((V.sx * oy) + ox) * V.depth + fd];
-              }
+  const Vol& f = L.filters[d];
+  int y = -pad;
+  for (int ay = 0; ay < A.sy; y += stride, ++ay) {
+    int x = -pad;
+    for (int ax = 0; ax < A.sx; x += stride, ++ax) {
+      float a = 0.0f;
+      for (int fy = 0; fy < f.sy; ++fy) {
+        const int oy = y + fy;
+        for (int fx = 0; fx < f.sx; ++fx) {
+          const int ox = x + fx;
+          if (oy >= 0 && oy < V.sy && ox >= 0 && ox < V.sx) {
+            for (int fd = 0; fd < f.depth; ++fd) {
+              a += f.w[((f.sx * fy) + fx) * f.depth + fd] * V.w[((V.sx * oy) + ox) * V.depth + fd];
             }
           }
         }
-        a += L.bias[d];
-        A.set(ax, ay, d, a);
       }
+      a += L.bias[d];
+      A.set(ax, ay, d, a);
     }
   }
+}
+
+inline void conv_forward(const Vol& V, const ThesisConv& L, Vol& A) {
+  THESIS_OMP_FOR
+  for (int d = 0; d < L.spec.filters; ++d) conv_map(V, L, A, d);
 }
 
 inline void relu_forward(Vol& V) {
@@ -103,24 +107,27 @@ inline void relu_forward(Vol& V) {
     if (V.w[i] < 0) V.w[i] = 0;
 }
 
-inline void pool_forward(const Vol& V, Vol& A) {
+// Output map d of a 2x2 max pool (the thesis' loop body).
+inline void pool_map(const Vol& V, Vol& A, int d) {
   const int size = 2, stride = 2;
-  THESIS_OMP_FOR
-  for (int d = 0; d < A.depth; ++d) {
-    int x = 0;
-    for (int ax = 0; ax < A.sx; x += stride, ++ax) {
-      int y = 0;
-      for (int ay = 0; ay < A.sy; y += stride, ++ay) {
-        float a = -99999.0f;
-        for (int fx = 0; fx < size; ++fx)
-          for (int fy = 0; fy < size; ++fy) {
-            const int oy = y + fy, ox = x + fx;
-            if (oy >= 0 && oy < V.sy && ox >= 0 && ox < V.sx) a = std::max(a, V.get(ox, oy, d));
-          }
-        A.set(ax, ay, d, a);
-      }
+  int x = 0;
+  for (int ax = 0; ax < A.sx; x += stride, ++ax) {
+    int y = 0;
+    for (int ay = 0; ay < A.sy; y += stride, ++ay) {
+      float a = -99999.0f;
+      for (int fx = 0; fx < size; ++fx)
+        for (int fy = 0; fy < size; ++fy) {
+          const int oy = y + fy, ox = x + fx;
+          if (oy >= 0 && oy < V.sy && ox >= 0 && ox < V.sx) a = std::max(a, V.get(ox, oy, d));
+        }
+      A.set(ax, ay, d, a);
     }
   }
+}
+
+inline void pool_forward(const Vol& V, Vol& A) {
+  THESIS_OMP_FOR
+  for (int d = 0; d < A.depth; ++d) pool_map(V, A, d);
 }
 
 // The FC weights in the thesis' order: output, y, x, channel, i.e. the order of the input volume's w.

@@ -1,89 +1,18 @@
 #include "backends/openacc/openacc_kernels.hpp"
 
+#include "backends/offload_kernels/patch_conv.hpp"
 #include "common/fp32_math.hpp"
 
 namespace cnn::openacc {
 namespace {
 
-// Every conv layer is 5x5, pad 2, stride 1 (hard-coded so the compiler can unroll the window).
-constexpr int kK = kConv1.kernel;
-constexpr int kPad = kConv1.pad;
-static_assert(kConv2.kernel == kK && kConv3.kernel == kK && kConv2.pad == kPad && kConv3.pad == kPad);
-static_assert(kK == 2 * kPad + 1, "same-size convolution");
-constexpr int kPatch = kK + 1;  // input rows/columns under one 2x2 pooling window of conv outputs
-constexpr int kFcIn = kFc.inputs();
-static_assert(kFc.outputs == kClasses);
+using offload::conv_at;
+using offload::kFcIn;
+using offload::kK;
+using offload::max_of;
+using offload::pooled_conv_group;
 static_assert(kConv1.filters % kFilterGroup == 0 && kConv2.filters % kFilterGroup == 0 &&
               kConv3.filters % kFilterGroup == 0);
-
-// Device helpers are forced inline: GCC 12 otherwise emits `acc routine` functions as PTX calls (and
-// fmaxf as a libm call), which keeps the 6x6 patch and the accumulators from staying in registers.
-#pragma acc routine seq
-[[gnu::always_inline]] inline float max_of(float a, float b) { return a > b ? a : b; }
-
-#pragma acc routine seq
-[[gnu::always_inline]] inline float activation(float v) { return v; }
-#pragma acc routine seq
-[[gnu::always_inline]] inline float activation(std::uint8_t p) { return normalise_pixel_fp32(p); }
-
-// One conv output (before bias) as the thesis computes it: the 5x5 window over every input channel,
-// out-of-image taps skipped (zero padding).
-#pragma acc routine seq
-template <typename In>
-[[gnu::always_inline]] inline float conv_at(const In* img, int channels, int side, const float* wf, int y, int x) {
-  float a = 0.0f;
-  for (int c = 0; c < channels; ++c)
-    for (int ky = 0; ky < kK; ++ky) {
-      const int iy = y + ky - kPad;
-      if (iy < 0 || iy >= side) continue;
-      for (int kx = 0; kx < kK; ++kx) {
-        const int ix = x + kx - kPad;
-        if (ix >= 0 && ix < side)
-          a += wf[(c * kK + ky) * kK + kx] * activation(img[(c * side + iy) * side + ix]);
-      }
-    }
-  return a;
-}
-
-// For G filters f0..f0+G-1 (weights from wf = filter f0), the max over the 2x2 conv outputs under pooled
-// pixel (py, px), before bias. Each input value is loaded once per channel into a 6x6 register patch and
-// used for 4 outputs x G filters; the G x 4 accumulators stay in registers (all loops unrolled).
-#pragma acc routine seq
-template <int G, typename In>
-[[gnu::always_inline]] inline void pooled_conv_group(const In* img, int channels, int side, const float* wf,
-                                                     int py, int px, float* best) {
-  float a[G][4] = {};
-  const int y0 = 2 * py - kPad, x0 = 2 * px - kPad;
-  for (int c = 0; c < channels; ++c) {
-    const In* plane = img + c * side * side;
-    float p[kPatch][kPatch];
-#pragma GCC unroll 6
-    for (int r = 0; r < kPatch; ++r) {
-#pragma GCC unroll 6
-      for (int q = 0; q < kPatch; ++q) {
-        const int y = y0 + r, x = x0 + q;
-        p[r][q] = (y >= 0 && y < side && x >= 0 && x < side) ? activation(plane[y * side + x]) : 0.0f;
-      }
-    }
-#pragma GCC unroll 4
-    for (int g = 0; g < G; ++g) {
-      const float* wc = wf + (g * channels + c) * kK * kK;
-#pragma GCC unroll 5
-      for (int ky = 0; ky < kK; ++ky) {
-#pragma GCC unroll 5
-        for (int kx = 0; kx < kK; ++kx) {
-          const float w = wc[ky * kK + kx];
-          a[g][0] += w * p[ky][kx];
-          a[g][1] += w * p[ky][kx + 1];
-          a[g][2] += w * p[ky + 1][kx];
-          a[g][3] += w * p[ky + 1][kx + 1];
-        }
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (int g = 0; g < G; ++g) best[g] = max_of(max_of(a[g][0], a[g][1]), max_of(a[g][2], a[g][3]));
-}
 
 template <typename In>
 void conv_layer_impl(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
@@ -211,21 +140,8 @@ void fc_softmax(const float* in, int n, const float* w, const float* b, float* p
   const std::size_t in_len = std::size_t(n) * kFcIn, out_len = std::size_t(n) * kClasses;
 #pragma acc parallel loop gang worker vector \
     present(in[0:in_len], w[0:kClasses * kFcIn], b[0:kClasses], probs[0:out_len])
-  for (int i = 0; i < n; ++i) {
-    const float* x = in + std::size_t(i) * kFcIn;
-    float a[kClasses];
-#pragma GCC unroll 10
-    for (int o = 0; o < kClasses; ++o) a[o] = b[o];
-    for (int k = 0; k < kFcIn; ++k) {
-      const float xk = x[k];
-#pragma GCC unroll 10
-      for (int o = 0; o < kClasses; ++o) a[o] += w[o * kFcIn + k] * xk;
-    }
-    softmax_fp32(a);
-    float* out = probs + std::size_t(i) * kClasses;
-#pragma GCC unroll 10
-    for (int o = 0; o < kClasses; ++o) out[o] = a[o];
-  }
+  for (int i = 0; i < n; ++i)
+    offload::fc_softmax_image(in + std::size_t(i) * kFcIn, w, b, probs + std::size_t(i) * kClasses);
 }
 
 }  // namespace cnn::openacc

@@ -1,0 +1,69 @@
+// stdpar:image_blocks: std::for_each(par) over blocks of images, each image through the optimised per-image
+// kernel of serial:opt and openmp:image_parallel (backends/cpu_kernels/fast_forward.hpp). The algorithm is
+// openmp:image_parallel's; only the thread layer differs (libstdc++'s parallel algorithms on TBB instead of an
+// OpenMP dynamic schedule), so the two measure the cost of the parallel layer. `par`, not `par_unseq`:
+// each block uses its thread's scratch buffers (thread_local), which unsequenced execution does not allow.
+#include <algorithm>
+#include <execution>
+
+#include "backends/cpu_kernels/fast_forward.hpp"
+#include "backends/stdpar/stdpar_support.hpp"
+#include "common/registry.hpp"
+#include "common/timer.hpp"
+#include "common/variant_table.hpp"
+
+namespace cnn::stdpar {
+namespace {
+
+constexpr std::size_t kBlock = 16;  // images per block: openmp:image_parallel's dynamic chunk
+
+class ImageBlocksSession final : public HostSession {
+ public:
+  ImageBlocksSession(const Network& net, const RunConfig& config)
+      : net_(net),
+        threads_(resolve_threads(config)),
+        block_(config.batch > 0 ? config.batch : kBlock),
+        progress_(config.progress) {}
+
+  double forward(LayerTimes&) override {
+    const ThreadLimit limit(threads_);
+    StopWatch sw;
+    // Progress is reported between slices of the data so that only the calling thread reports.
+    const std::size_t slice = progress_ ? std::max<std::size_t>(4096, block_) : n_;
+    for (std::size_t first = 0; first < n_; first += slice) {
+      const std::size_t last = std::min(n_, first + slice);
+      const std::size_t blocks = (last - first + block_ - 1) / block_;
+      if (index_.size() < blocks) index_ = indices(blocks);
+      std::for_each(std::execution::par, index_.begin(), index_.begin() + std::ptrdiff_t(blocks), [&](int b) {
+        thread_local fast::Scratch scratch;
+        const std::size_t begin = first + std::size_t(b) * block_, end = std::min(last, begin + block_);
+        for (std::size_t i = begin; i < end; ++i)
+          fast::forward_image(net_, pixels_ + i * kImageBytes, scratch, probs_.data() + i * kClasses);
+      });
+      if (progress_) progress_(last, n_);
+    }
+    return sw.ms();
+  }
+  std::size_t batch() const override { return block_; }
+  int threads() const override { return threads_; }
+
+ private:
+  fast::PackedNetwork net_;
+  int threads_;
+  std::size_t block_;
+  std::vector<int> index_;
+  std::function<void(std::size_t, std::size_t)> progress_;
+};
+
+}  // namespace
+
+std::unique_ptr<Session> open_image_blocks(const Network& net, const RunConfig& config) {
+  return std::make_unique<ImageBlocksSession>(net, config);
+}
+
+namespace {
+const VariantRegistration kImageBlocks{"stdpar", 2, open_image_blocks,
+    {"image_blocks", "std::for_each(par) over blocks of images, each image through serial:opt's kernel", false}};
+}  // namespace
+
+}  // namespace cnn::stdpar

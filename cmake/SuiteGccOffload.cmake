@@ -1,0 +1,60 @@
+# GCC offloading to NVIDIA GPUs (nvptx-none), shared by the directive-based backends: OpenACC (-fopenacc)
+# and OpenMP target offload (-fopenmp). With GCC's nvptx offload compiler (Debian: gcc-12-offload-nvptx)
+# the compute regions are also compiled to PTX; the same binary falls back to the host when no GPU is
+# found, so CI tests it.
+#
+#   suite_gcc_offload_check(<model_flag> <probe_source> <prefix> ISA <isa> OFFLOAD <ON|OFF>)
+#       <prefix>_COMPILES: the probe builds host-only (<model_flag> -foffload=disable)
+#       <prefix>_HAS_NVPTX: it also builds with nvptx offload (only tried when OFFLOAD is ON)
+#   suite_gcc_offload_target(<target> <model_flag> <has_nvptx> ISA <isa> DEFINE <macro> [LINK_PRIVATE])
+#       compile and link flags for the target. The PTX is produced when a program or shared library is
+#       linked (offload LTO): a static library passes the link flags on to every program linking it; a
+#       shared library (LINK_PRIVATE) is linked with them itself and carries its own offload image.
+#       With nvptx, <macro> is defined as "nvptx-none -misa=<isa>" so the code can say what it was built for.
+#
+# A bare -fopenacc / -fopenmp offloads to every installed offload compiler with its defaults (nvptx:
+# sm_35, which CUDA 13's ptxas rejects), hence -foffload=disable for host-only builds and probes. GCC 12
+# knows sm_30 ... sm_80; the driver JIT-compiles the PTX for newer GPUs (sm_90 on Hopper).
+include_guard(GLOBAL)
+include(CheckCXXSourceCompiles)
+
+function(suite_gcc_offload_check model_flag probe prefix)
+  cmake_parse_arguments(ARG "" "ISA;OFFLOAD" "" ${ARGN})
+  set(CMAKE_REQUIRED_QUIET ON)
+  set(CMAKE_REQUIRED_FLAGS "${model_flag} -foffload=disable")
+  check_cxx_source_compiles("${probe}" ${prefix}_COMPILES)
+  set(${prefix}_COMPILES ${${prefix}_COMPILES} PARENT_SCOPE)
+  set(${prefix}_HAS_NVPTX FALSE PARENT_SCOPE)
+  if(${prefix}_COMPILES AND ARG_OFFLOAD)
+    set(CMAKE_REQUIRED_FLAGS "${model_flag} -foffload=nvptx-none -foffload-options=nvptx-none=-misa=${ARG_ISA}")
+    check_cxx_source_compiles("${probe}" ${prefix}_NVPTX_LINKS)
+    set(${prefix}_HAS_NVPTX ${${prefix}_NVPTX_LINKS} PARENT_SCOPE)
+  endif()
+endfunction()
+
+function(suite_gcc_offload_target target model_flag has_nvptx)
+  cmake_parse_arguments(ARG "LINK_PRIVATE" "ISA;DEFINE" "" ${ARGN})
+  set(link INTERFACE)
+  if(ARG_LINK_PRIVATE)
+    set(link PRIVATE)
+  endif()
+  target_compile_options(${target} PRIVATE ${model_flag})
+  if(has_nvptx)
+    set(offload_flags -foffload=nvptx-none -foffload-options=nvptx-none=-misa=${ARG_ISA})
+    message(STATUS "${target}: nvptx offload (-misa=${ARG_ISA}) with host fallback")
+    target_compile_options(${target} PRIVATE ${offload_flags})
+    # The offload compiler's libm, for expf. -no-pie for programs: GCC 12's offload table
+    # (crtoffloadtable.o) is not position independent, so a PIE linking it needs text relocations
+    # ("relocation against '__offload_funcs_end'", "DT_TEXTREL in a PIE").
+    set(no_pie -no-pie)
+    if(ARG_LINK_PRIVATE)
+      set(no_pie "")
+    endif()
+    target_link_options(${target} ${link} ${model_flag} ${offload_flags} -foffload-options=nvptx-none=-lm ${no_pie})
+    target_compile_definitions(${target} PRIVATE ${ARG_DEFINE}="nvptx-none -misa=${ARG_ISA}")
+  else()
+    message(STATUS "${target}: host only (offload off, or no nvptx offload compiler: install gcc-12-offload-nvptx)")
+    target_compile_options(${target} PRIVATE -foffload=disable)
+    target_link_options(${target} ${link} ${model_flag} -foffload=disable)
+  endif()
+endfunction()
