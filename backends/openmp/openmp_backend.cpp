@@ -15,6 +15,8 @@ std::unique_ptr<Backend> make_openmp_backend() {
            openmp::open_naive},
           {{"batch", "threads over images, each running serial:opt's kernel with its activations in cache", false},
            openmp::open_batch},
+          {{"winograd", "threads over groups of images, each running serial:winograd's kernel", false},
+           openmp::open_winograd},
       });
 }
 

@@ -12,6 +12,8 @@ std::unique_ptr<Backend> make_serial_backend() {
            serial::open_naive},
           {{"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false},
            serial::open_opt},
+          {{"winograd", "serial:opt with Winograd F(4x4,5x5) conv2 and conv3: 64 multiplies per tile instead of 400", false},
+           serial::open_winograd},
       });
 }
 

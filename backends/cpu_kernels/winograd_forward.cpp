@@ -1,0 +1,291 @@
+#include "backends/cpu_kernels/winograd_forward.hpp"
+
+#include <algorithm>
+
+#include "backends/cpu_kernels/simd.hpp"
+#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "common/flush_denormals.hpp"
+
+namespace cnn::winograd {
+namespace {
+
+using V16 = simd::Vec<16>::type;
+using simd::load;
+using simd::splat;
+using simd::store;
+using simd::vmax;
+
+// Images per pass through conv2 (its 16 tiles per image fill a vector) and conv3 (4 tiles per image).
+constexpr int kGroup2 = 2, kGroup3 = kGroup;
+static_assert(kGroup % kGroup2 == 0);
+
+template <int R, int N>
+struct FloatMatrix {
+  float a[R][N];
+};
+template <int R, int N>
+constexpr FloatMatrix<R, N> to_float(const double (&m)[R][N]) {
+  FloatMatrix<R, N> f{};
+  for (int i = 0; i < R; ++i)
+    for (int j = 0; j < N; ++j) f.a[i][j] = float(m[i][j]);
+  return f;
+}
+constexpr auto kATf = to_float(kAT);
+constexpr auto kBTf = to_float(kBT);
+
+// sum_i coef[i] * x[i] for a row of a transform matrix. Called with compile-time rows inside fully unrolled
+// loops, so zero terms vanish and +-1 terms are plain adds: the transforms cost their non-zeros only.
+template <int N>
+inline V16 combine(const float (&coef)[N], const V16* x) {
+  V16 acc{};
+  bool first = true;
+#pragma GCC unroll 8
+  for (int i = 0; i < N; ++i) {
+    const float c = coef[i];
+    if (c == 0) continue;
+    if (first) {
+      acc = c == 1 ? x[i] : c == -1 ? -x[i] : c * x[i];
+      first = false;
+    } else if (c == 1) {
+      acc += x[i];
+    } else if (c == -1) {
+      acc -= x[i];
+    } else {
+      acc += c * x[i];
+    }
+  }
+  return acc;
+}
+
+// Sizes of one Winograd layer run on G images: lanes are (image, tile row, tile column), image slowest.
+template <const ConvSpec& S, int G>
+struct Geometry {
+  static constexpr int C = S.in_channels, F = S.filters, OUT = S.out_side(), IN = fast::kPaddedSide<S>;
+  static constexpr int TS = OUT / kOut, T = TS * TS, L = G * T, NV = L / 16;
+  static_assert(S.kernel == kTaps && OUT % kOut == 0 && L % 16 == 0, "5x5 kernel, whole tiles, whole vectors");
+  static_assert(kOut * (TS - 1) + kIn <= IN, "every tile's window lies inside the padded plane");
+};
+
+// Step 1. For each channel: gather the 8x8 window of every lane's tile into d[i * 8 + j][lane], then
+// V = BT d B per lane vector: rows combined first (x = BT d), then columns (V = x B, B = BT transposed).
+template <const ConvSpec& S, int G>
+void input_transform(const float* const (&planes)[G], float* d, float* v) {
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, IN = Ge::IN, TS = Ge::TS, L = Ge::L;
+  for (int c = 0; c < C; ++c) {
+    for (int g = 0; g < G; ++g)
+      for (int ty = 0; ty < TS; ++ty)
+        for (int tx = 0; tx < TS; ++tx) {
+          const float* p = planes[g] + (std::size_t(c) * IN + kOut * ty) * IN + kOut * tx;
+          float* dl = d + (g * TS + ty) * TS + tx;
+#pragma GCC unroll 8
+          for (int i = 0; i < kIn; ++i)
+#pragma GCC unroll 8
+            for (int j = 0; j < kIn; ++j) dl[(i * kIn + j) * L] = p[i * IN + j];
+        }
+    for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 x[kElems];
+#pragma GCC unroll 8
+      for (int j = 0; j < kIn; ++j) {
+        V16 col[kIn];
+#pragma GCC unroll 8
+        for (int i = 0; i < kIn; ++i) col[i] = load<16>(d + (i * kIn + j) * L + 16 * lv);
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) x[k * kIn + j] = combine(kBTf.a[k], col);
+      }
+#pragma GCC unroll 8
+      for (int k = 0; k < kIn; ++k)
+#pragma GCC unroll 8
+        for (int l = 0; l < kIn; ++l)
+          store<16>(v + ((std::size_t(k * kIn + l) * C + c) * L) + 16 * lv, combine(kBTf.a[l], x + k * kIn));
+    }
+  }
+}
+
+// Step 2. Per element e: M[e] (F x L) = U[e] (F x C, stored [c][f]) times V[e] (C x L). Register block:
+// LB lane vectors x FB filters (LB * FB accumulators); per channel LB vector loads and FB broadcasts feed
+// LB * FB FMAs.
+template <int C, int F, int L, int LB, int FB>
+void elementwise(const float* u, const float* v, float* m) {
+  static_assert(L % (16 * LB) == 0 && F % FB == 0, "whole blocks");
+  for (int e = 0; e < kElems; ++e) {
+    const float* ue = u + std::size_t(e) * C * F;
+    const float* ve = v + std::size_t(e) * C * L;
+    float* me = m + std::size_t(e) * F * L;
+    for (int l0 = 0; l0 < L; l0 += 16 * LB)
+      for (int f0 = 0; f0 < F; f0 += FB) {
+        V16 acc[LB][FB] = {};
+        for (int c = 0; c < C; ++c) {
+          V16 x[LB];
+#pragma GCC unroll 4
+          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + c * L + l0 + 16 * b);
+#pragma GCC unroll 32
+          for (int f = 0; f < FB; ++f) {
+            const V16 w = splat(ue[c * F + f0 + f]);
+#pragma GCC unroll 4
+            for (int b = 0; b < LB; ++b) acc[b][f] += w * x[b];
+          }
+        }
+#pragma GCC unroll 32
+        for (int f = 0; f < FB; ++f)
+#pragma GCC unroll 4
+          for (int b = 0; b < LB; ++b) store<16>(me + (f0 + f) * L + l0 + 16 * b, acc[b][f]);
+      }
+  }
+}
+
+template <const ConvSpec& S, int G>
+void elementwise_layer(const WinogradConv& w, const float* v, float* m) {
+  using Ge = Geometry<S, G>;
+  constexpr int LB = Ge::NV % 2 == 0 ? 2 : 1;  // two lane vectors when there are, else all filters
+  constexpr int FB = LB == 2 ? Ge::F / 2 : Ge::F;
+  elementwise<Ge::C, Ge::F, Ge::L, LB, FB>(w.u.data(), v, m);
+}
+
+// Step 3. Per filter and lane vector: Y = AT M A (4x4), then the 2x2 max pool, bias (max(a + b, c + b) ==
+// max(a, c) + b) and ReLU, and each lane's 2x2 pooled values go to its image's output planes (side
+// OUT / 2 + 2 opad, interior at opad).
+template <const ConvSpec& S, int G>
+void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+  using Ge = Geometry<S, G>;
+  constexpr int F = Ge::F, TS = Ge::TS, L = Ge::L, T = Ge::T;
+  const int op = Ge::OUT / 2 + 2 * opad;
+  for (int f = 0; f < F; ++f)
+    for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 p[kOut][kIn];
+#pragma GCC unroll 8
+      for (int l = 0; l < kIn; ++l) {
+        V16 col[kIn];
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) col[k] = load<16>(m + (std::size_t(k * kIn + l) * F + f) * L + 16 * lv);
+#pragma GCC unroll 4
+        for (int i = 0; i < kOut; ++i) p[i][l] = combine(kATf.a[i], col);
+      }
+      V16 y[kOut][kOut];
+#pragma GCC unroll 4
+      for (int i = 0; i < kOut; ++i)
+#pragma GCC unroll 4
+        for (int j = 0; j < kOut; ++j) y[i][j] = combine(kATf.a[j], p[i]);
+      const V16 b = splat(bias[f]);
+#pragma GCC unroll 2
+      for (int a = 0; a < 2; ++a)
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; ++c) {
+          const V16 pooled = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
+                                       vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
+                                  V16{});
+          alignas(64) float lanes[16];
+          store<16>(lanes, pooled);
+          for (int k = 0; k < 16; ++k) {
+            const int lane = 16 * lv + k, g = lane / T, ty = lane % T / TS, tx = lane % TS;
+            outs[g][(std::size_t(f) * op + 2 * ty + a + opad) * op + 2 * tx + c + opad] = lanes[k];
+          }
+        }
+    }
+}
+
+template <const ConvSpec& S>
+std::size_t transformed_floats(int images, int rows) {  // [64][rows][lanes]
+  return std::size_t(kElems) * rows * (S.out_side() / kOut) * (S.out_side() / kOut) * images;
+}
+
+// The sub-group first .. first + kGroup2 - 1 of conv2's steps.
+void input2(Scratch& s, int first) {
+  const float* in[kGroup2];
+  for (int g = 0; g < kGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
+  input_transform<kConv2, kGroup2>(in, s.d.data(), s.v.data());
+}
+void output2(const PackedNetwork& n, Scratch& s, int first) {
+  float* out[kGroup2];
+  for (int g = 0; g < kGroup2; ++g) out[g] = s.image[std::size_t(first + g)].in3.data();
+  output_transform<kConv2, kGroup2>(s.m.data(), n.conv2.bias, out, kConv3.pad);
+}
+
+}  // namespace
+
+WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
+  const ConvSpec& s = layer.spec;
+  const int C = s.in_channels, F = s.filters;
+  u.resize(std::size_t(kElems) * C * F);
+  for (int f = 0; f < F; ++f)
+    for (int c = 0; c < C; ++c) {
+      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps * kTaps;  // [ky][kx]
+      for (int k = 0; k < kIn; ++k)
+        for (int l = 0; l < kIn; ++l) {
+          double sum = 0;  // (G g GT)[k][l]
+          for (int a = 0; a < kTaps; ++a)
+            for (int b = 0; b < kTaps; ++b) sum += kG[k][a] * g[a * kTaps + b] * kG[l][b];
+          u[(std::size_t(k * kIn + l) * C + c) * F + f] = float(sum);
+        }
+    }
+}
+
+PackedNetwork::PackedNetwork(const Network& net) : direct(net), conv2(net.conv2), conv3(net.conv3) {}
+
+Scratch::Scratch()
+    : d(std::size_t(kElems) * std::max(Geometry<kConv2, kGroup2>::L, Geometry<kConv3, kGroup3>::L)),
+      v(std::max(transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
+                 transformed_floats<kConv3>(kGroup3, kConv3.in_channels))),
+      m(std::max(transformed_floats<kConv2>(kGroup2, kConv2.filters),
+                 transformed_floats<kConv3>(kGroup3, kConv3.filters))) {}
+
+void input_transform2(const PackedNetwork&, Scratch& s) { input2(s, 0); }
+void elementwise2(const PackedNetwork& n, Scratch& s) {
+  elementwise_layer<kConv2, kGroup2>(n.conv2, s.v.data(), s.m.data());
+}
+void output_transform2(const PackedNetwork& n, Scratch& s) { output2(n, s, 0); }
+void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
+  for (int first = 0; first < kGroup; first += kGroup2) {
+    input2(s, first);
+    elementwise2(n, s);
+    output2(n, s, first);
+  }
+}
+
+void input_transform3(const PackedNetwork&, Scratch& s) {
+  const float* in[kGroup3];
+  for (int g = 0; g < kGroup3; ++g) in[g] = s.image[std::size_t(g)].in3.data();
+  input_transform<kConv3, kGroup3>(in, s.d.data(), s.v.data());
+}
+void elementwise3(const PackedNetwork& n, Scratch& s) {
+  elementwise_layer<kConv3, kGroup3>(n.conv3, s.v.data(), s.m.data());
+}
+void output_transform3(const PackedNetwork& n, Scratch& s) {
+  float* out[kGroup3];
+  for (int g = 0; g < kGroup3; ++g) out[g] = s.image[std::size_t(g)].pooled.data();
+  output_transform<kConv3, kGroup3>(s.m.data(), n.conv3.bias, out, 0);
+}
+void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
+  input_transform3(n, s);
+  elementwise3(n, s);
+  output_transform3(n, s);
+}
+
+void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kGroup], Scratch& s,
+                   float* const (&probs)[kGroup]) {
+  const FlushDenormals ftz;  // common/flush_denormals.hpp says why
+  for (int g = 0; g < kGroup; ++g) {
+    fast::load_image(pixels[g], s.image[std::size_t(g)]);
+    fast::conv_relu_pool1(n.direct, s.image[std::size_t(g)]);
+  }
+  conv_relu_pool2(n, s);
+  conv_relu_pool3(n, s);
+  for (int g = 0; g < kGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);
+}
+
+void forward_images(const PackedNetwork& net, const std::uint8_t* pixels, std::size_t n, Scratch& s,
+                    float* probs) {
+  float spare[kGroup][kClasses];
+  for (std::size_t first = 0; first < n; first += kGroup) {
+    const std::uint8_t* px[kGroup];
+    float* out[kGroup];
+    for (std::size_t g = 0; g < std::size_t(kGroup); ++g) {
+      const bool real = first + g < n;
+      px[g] = pixels + (real ? first + g : n - 1) * kImageBytes;
+      out[g] = real ? probs + (first + g) * kClasses : spare[g];
+    }
+    forward_group(net, px, s, out);
+  }
+}
+
+}  // namespace cnn::winograd
