@@ -1,6 +1,7 @@
 #include "backends/cpu_kernels/winograd_forward.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "backends/cpu_kernels/simd.hpp"
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
@@ -16,7 +17,7 @@ using simd::store;
 using simd::vmax;
 
 // Images per pass through conv2 (its 16 tiles per image fill a vector) and conv3 (4 tiles per image).
-constexpr int kGroup2 = 2, kGroup3 = kGroup;
+constexpr int kGroup3 = kGroup;
 static_assert(kGroup % kGroup2 == 0);
 
 template <int R, int N>
@@ -57,39 +58,103 @@ inline V16 combine(const float (&coef)[N], const V16* x) {
   return acc;
 }
 
-// Sizes of one Winograd layer run on G images: lanes are (image, tile row, tile column), image slowest.
+// Sizes of one Winograd layer run on G images.
 template <const ConvSpec& S, int G>
 struct Geometry {
   static constexpr int C = S.in_channels, F = S.filters, OUT = S.out_side(), IN = fast::kPaddedSide<S>;
   static constexpr int TS = OUT / kOut, T = TS * TS, L = G * T, NV = L / 16;
   static_assert(S.kernel == kTaps && OUT % kOut == 0 && L % 16 == 0, "5x5 kernel, whole tiles, whole vectors");
   static_assert(kOut * (TS - 1) + kIn <= IN, "every tile's window lies inside the padded plane");
+  static_assert(TS == 2 || TS == 4 || TS == 8, "tile rows of 2, 4 or 8 tiles");
 };
 
-// Step 1. For each channel: gather the 8x8 window of every lane's tile into d[i * 8 + j][lane], then
-// V = BT d B per lane vector: rows combined first (x = BT d), then columns (V = x B, B = BT transposed).
+// Which tile each lane holds. Lane q * 4 + u of lane vector lv: four "quads" q of four tiles u, so that
+// gathering is a 4x4x4 transpose (transpose_quads). The quad is a tile row (TS = 4), an image (TS = 2:
+// u = its 2x2 tiles) or half a tile row (TS = 8, two tile rows per vector).
+struct Tile {
+  int image, ty, tx;
+};
+template <int TS>
+constexpr Tile tile_of(int lv, int q, int u) {
+  if constexpr (TS == 4) return {lv, q, u};
+  if constexpr (TS == 2) return {4 * lv + q, u / 2, u % 2};
+  return {lv / 4, 2 * (lv % 4) + q / 2, 4 * (q % 2) + u};
+}
+
+// Shuffle indices of transpose_quads: stage 1 pairs quads (q, q + 1) keeping columns J, J + 1; stage 2
+// joins two such pairs keeping column JJ.
+template <int J>
+struct QuadStage1 {
+  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane % 8 / 2) * 4 + J + lane % 2; }
+};
+template <int JJ>
+struct QuadStage2 {
+  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane / 4 % 2) * 8 + (lane % 4) * 2 + JJ; }
+};
+template <class P, std::size_t... I>
+inline V16 shuffle2(V16 a, V16 b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, P::idx(int(I))...);
+}
+template <class P>
+inline V16 shuffle2(V16 a, V16 b) {
+  return shuffle2<P>(a, b, std::make_index_sequence<16>{});
+}
+
+// q[k][u * 4 + j] (four tiles u, four window columns j each) -> d[j][k * 4 + u]: 8 two-source shuffles.
+inline void transpose_quads(const V16 (&q)[4], V16* d) {
+  const V16 p0 = shuffle2<QuadStage1<0>>(q[0], q[1]), p1 = shuffle2<QuadStage1<2>>(q[0], q[1]);
+  const V16 p2 = shuffle2<QuadStage1<0>>(q[2], q[3]), p3 = shuffle2<QuadStage1<2>>(q[2], q[3]);
+  d[0] = shuffle2<QuadStage2<0>>(p0, p2);
+  d[1] = shuffle2<QuadStage2<1>>(p0, p2);
+  d[2] = shuffle2<QuadStage2<0>>(p1, p3);
+  d[3] = shuffle2<QuadStage2<1>>(p1, p3);
+}
+
+// Quad k of lane vector lv for window row i and window columns j0 .. j0 + 3 of channel c: its four tiles'
+// four columns, q[u * 4 + j].
 template <const ConvSpec& S, int G>
-void input_transform(const float* const (&planes)[G], float* d, float* v) {
+inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int i, int j0) {
   using Ge = Geometry<S, G>;
-  constexpr int C = Ge::C, IN = Ge::IN, TS = Ge::TS, L = Ge::L;
-  for (int c = 0; c < C; ++c) {
-    for (int g = 0; g < G; ++g)
-      for (int ty = 0; ty < TS; ++ty)
-        for (int tx = 0; tx < TS; ++tx) {
-          const float* p = planes[g] + (std::size_t(c) * IN + kOut * ty) * IN + kOut * tx;
-          float* dl = d + (g * TS + ty) * TS + tx;
-#pragma GCC unroll 8
-          for (int i = 0; i < kIn; ++i)
-#pragma GCC unroll 8
-            for (int j = 0; j < kIn; ++j) dl[(i * kIn + j) * L] = p[i * IN + j];
-        }
+  constexpr int IN = Ge::IN;
+  const Tile t = tile_of<Ge::TS>(lv, k, 0);
+  const float* row = planes[t.image] + (std::size_t(c) * IN + kOut * t.ty + i) * IN + kOut * t.tx + j0;
+  if constexpr (Ge::TS == 2) {  // two tile rows of 8 columns each
+    const simd::Vec<8>::type top = load<8>(row), bottom = load<8>(row + kOut * IN);
+    return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  } else {
+    return load<16>(row);
+  }
+}
+
+// Step 1. For each channel and lane vector: gather every lane's 8x8 window d[i * 8 + j] from the padded
+// planes (vector loads and transposes, no scalar moves), then V = BT d B: rows combined first (x = BT d),
+// then columns (V = x B, B = BT transposed). V[c][e][lane]: each channel's transform writes one
+// contiguous block.
+template <const ConvSpec& S, int G>
+void input_transform(const float* const (&planes)[G], float* v) {
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, L = Ge::L;
+  for (int c = 0; c < C; ++c)
     for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 d[kElems];
+#pragma GCC unroll 8
+      for (int i = 0; i < kIn; ++i)
+#pragma GCC unroll 2
+        for (int j0 = 0; j0 < kIn; j0 += 4) {
+          V16 q[4];
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+          V16 dj[4];
+          transpose_quads(q, dj);
+#pragma GCC unroll 4
+          for (int j = 0; j < 4; ++j) d[i * kIn + j0 + j] = dj[j];
+        }
       V16 x[kElems];
 #pragma GCC unroll 8
       for (int j = 0; j < kIn; ++j) {
         V16 col[kIn];
 #pragma GCC unroll 8
-        for (int i = 0; i < kIn; ++i) col[i] = load<16>(d + (i * kIn + j) * L + 16 * lv);
+        for (int i = 0; i < kIn; ++i) col[i] = d[i * kIn + j];
 #pragma GCC unroll 8
         for (int k = 0; k < kIn; ++k) x[k * kIn + j] = combine(kBTf.a[k], col);
       }
@@ -97,12 +162,11 @@ void input_transform(const float* const (&planes)[G], float* d, float* v) {
       for (int k = 0; k < kIn; ++k)
 #pragma GCC unroll 8
         for (int l = 0; l < kIn; ++l)
-          store<16>(v + ((std::size_t(k * kIn + l) * C + c) * L) + 16 * lv, combine(kBTf.a[l], x + k * kIn));
+          store<16>(v + (std::size_t(c) * kElems + k * kIn + l) * L + 16 * lv, combine(kBTf.a[l], x + k * kIn));
     }
-  }
 }
 
-// Step 2. Per element e: M[e] (F x L) = U[e] (F x C, stored [c][f]) times V[e] (C x L). Register block:
+// Step 2. Per element e: M[.][e] (F x L) = U[e] (F x C, stored [c][f]) times V[.][e] (C x L); M[f][e][lane]. Register block:
 // LB lane vectors x FB filters (LB * FB accumulators); per channel LB vector loads and FB broadcasts feed
 // LB * FB FMAs.
 template <int C, int F, int L, int LB, int FB>
@@ -110,15 +174,15 @@ void elementwise(const float* u, const float* v, float* m) {
   static_assert(L % (16 * LB) == 0 && F % FB == 0, "whole blocks");
   for (int e = 0; e < kElems; ++e) {
     const float* ue = u + std::size_t(e) * C * F;
-    const float* ve = v + std::size_t(e) * C * L;
-    float* me = m + std::size_t(e) * F * L;
+    const float* ve = v + std::size_t(e) * L;
+    float* me = m + std::size_t(e) * L;
     for (int l0 = 0; l0 < L; l0 += 16 * LB)
       for (int f0 = 0; f0 < F; f0 += FB) {
         V16 acc[LB][FB] = {};
         for (int c = 0; c < C; ++c) {
           V16 x[LB];
 #pragma GCC unroll 4
-          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + c * L + l0 + 16 * b);
+          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + std::size_t(c) * kElems * L + l0 + 16 * b);
 #pragma GCC unroll 32
           for (int f = 0; f < FB; ++f) {
             const V16 w = splat(ue[c * F + f0 + f]);
@@ -129,7 +193,7 @@ void elementwise(const float* u, const float* v, float* m) {
 #pragma GCC unroll 32
         for (int f = 0; f < FB; ++f)
 #pragma GCC unroll 4
-          for (int b = 0; b < LB; ++b) store<16>(me + (f0 + f) * L + l0 + 16 * b, acc[b][f]);
+          for (int b = 0; b < LB; ++b) store<16>(me + std::size_t(f0 + f) * kElems * L + l0 + 16 * b, acc[b][f]);
       }
   }
 }
@@ -148,7 +212,7 @@ void elementwise_layer(const WinogradConv& w, const float* v, float* m) {
 template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   using Ge = Geometry<S, G>;
-  constexpr int F = Ge::F, TS = Ge::TS, L = Ge::L, T = Ge::T;
+  constexpr int F = Ge::F, TS = Ge::TS, L = Ge::L;
   const int op = Ge::OUT / 2 + 2 * opad;
   for (int f = 0; f < F; ++f)
     for (int lv = 0; lv < Ge::NV; ++lv) {
@@ -157,7 +221,7 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
       for (int l = 0; l < kIn; ++l) {
         V16 col[kIn];
 #pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) col[k] = load<16>(m + (std::size_t(k * kIn + l) * F + f) * L + 16 * lv);
+        for (int k = 0; k < kIn; ++k) col[k] = load<16>(m + (std::size_t(f) * kElems + k * kIn + l) * L + 16 * lv);
 #pragma GCC unroll 4
         for (int i = 0; i < kOut; ++i) p[i][l] = combine(kATf.a[i], col);
       }
@@ -177,8 +241,8 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
           alignas(64) float lanes[16];
           store<16>(lanes, pooled);
           for (int k = 0; k < 16; ++k) {
-            const int lane = 16 * lv + k, g = lane / T, ty = lane % T / TS, tx = lane % TS;
-            outs[g][(std::size_t(f) * op + 2 * ty + a + opad) * op + 2 * tx + c + opad] = lanes[k];
+            const Tile t = tile_of<TS>(lv, k / 4, k % 4);
+            outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
           }
         }
     }
@@ -193,7 +257,7 @@ std::size_t transformed_floats(int images, int rows) {  // [64][rows][lanes]
 void input2(Scratch& s, int first) {
   const float* in[kGroup2];
   for (int g = 0; g < kGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
-  input_transform<kConv2, kGroup2>(in, s.d.data(), s.v.data());
+  input_transform<kConv2, kGroup2>(in, s.v.data());
 }
 void output2(const PackedNetwork& n, Scratch& s, int first) {
   float* out[kGroup2];
@@ -223,8 +287,7 @@ WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
 PackedNetwork::PackedNetwork(const Network& net) : direct(net), conv2(net.conv2), conv3(net.conv3) {}
 
 Scratch::Scratch()
-    : d(std::size_t(kElems) * std::max(Geometry<kConv2, kGroup2>::L, Geometry<kConv3, kGroup3>::L)),
-      v(std::max(transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
+    : v(std::max(transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
                  transformed_floats<kConv3>(kGroup3, kConv3.in_channels))),
       m(std::max(transformed_floats<kConv2>(kGroup2, kConv2.filters),
                  transformed_floats<kConv3>(kGroup3, kConv3.filters))) {}
@@ -245,7 +308,7 @@ void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
 void input_transform3(const PackedNetwork&, Scratch& s) {
   const float* in[kGroup3];
   for (int g = 0; g < kGroup3; ++g) in[g] = s.image[std::size_t(g)].in3.data();
-  input_transform<kConv3, kGroup3>(in, s.d.data(), s.v.data());
+  input_transform<kConv3, kGroup3>(in, s.v.data());
 }
 void elementwise3(const PackedNetwork& n, Scratch& s) {
   elementwise_layer<kConv3, kGroup3>(n.conv3, s.v.data(), s.m.data());

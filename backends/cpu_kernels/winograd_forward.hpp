@@ -4,9 +4,9 @@
 // channel and per filter) would cost more than the multiplies they save.
 //
 // A Winograd layer runs in three steps over a group of images, all SIMD lanes over (image, tile) pairs:
-//   1. input transform: each 8x8 input tile of each channel is gathered from the padded planes and
-//      transformed, V[e][c][lane] = (BT d B)[e] (64 elements e);
-//   2. element-wise stage as 64 small GEMMs, M[e][f][lane] = sum_c U[e][c][f] V[e][c][lane], with a block
+//   1. input transform: each 8x8 input tile of each channel is gathered from the padded planes (vector
+//      loads and in-register transposes) and transformed, V[c][e][lane] = (BT d B)[e] (64 elements e);
+//   2. element-wise stage as 64 small GEMMs, M[f][e][lane] = sum_c U[e][c][f] V[c][e][lane], with a block
 //      of lane vectors x filters in registers (U = G g GT, computed once at setup in FP64);
 //   3. output transform, bias, 2x2 max pool and ReLU on registers, Y = AT M A, scattered into the next
 //      layer's padded planes (conv3: the FC's input).
@@ -21,7 +21,8 @@
 
 namespace cnn::winograd {
 
-inline constexpr int kGroup = 4;  // images per forward_group
+inline constexpr int kGroup = 4;   // images per forward_group
+inline constexpr int kGroup2 = 2;  // images per pass through conv2's three steps (its 16 tiles fill a vector)
 
 // Transformed weights of one conv layer: U[e][c][f], so that one (e, c)'s filters are contiguous.
 struct WinogradConv {
@@ -53,14 +54,15 @@ class AlignedFloats {
 // Every buffer of one group; one per thread.
 struct Scratch {
   std::array<fast::Scratch, kGroup> image;  // per image: padded planes (fast_forward's layout), FC input
-  AlignedFloats d, v, m;                     // gathered tiles, transformed inputs, element-wise products
+  AlignedFloats v, m;                        // transformed inputs, element-wise products
   Scratch();
 };
 
-// The steps, exposed for the micro-benchmarks: each runs on the whole group.
-void input_transform2(const PackedNetwork& n, Scratch& s);   // image[].in2 -> v (first sub-group)
+// The steps, exposed for the micro-benchmarks. conv2's single steps run on its first kGroup2 images,
+// conv_relu_pool2 on the whole group; conv3's on the whole group.
+void input_transform2(const PackedNetwork& n, Scratch& s);   // image[].in2 -> v
 void elementwise2(const PackedNetwork& n, Scratch& s);       // v -> m
-void output_transform2(const PackedNetwork& n, Scratch& s);  // m -> image[].in3 (first sub-group)
+void output_transform2(const PackedNetwork& n, Scratch& s);  // m -> image[].in3
 void conv_relu_pool2(const PackedNetwork& n, Scratch& s);    // all three, every sub-group
 void input_transform3(const PackedNetwork& n, Scratch& s);
 void elementwise3(const PackedNetwork& n, Scratch& s);
