@@ -3,9 +3,9 @@
 // - serial:opt: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
 // - openmp:batch: the same steps with the batch split over all threads, each with its own scratch, as
 //   openmp:batch runs them.
-// - serial:winograd: the Winograd conv2 and conv3 steps (input transform, element-wise GEMMs, output
-//   transform + bias + pool + ReLU) on one thread, per group of winograd::kGroup images; "/conv2_1of2" etc.
-//   run one conv2 sub-group, "conv_relu_pool2" all of them.
+// - serial:winograd: the Winograd steps of each conv (input transform, element-wise GEMMs, output
+//   transform + bias + pool + ReLU) on one thread, and each whole conv (conv_relu_poolN) on a group of
+//   winograd::kGroup images; "images/s" counts the images one call covers.
 // Counter "images/s" is the batch size times the rate.
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -103,6 +103,9 @@ void BM_Winograd(benchmark::State& state, WinogradStep step, int images_per_call
 void register_winograd() {
   constexpr int G = winograd::kGroup;
   const std::tuple<const char*, WinogradStep, int> steps[] = {
+      {"conv1_input_transform", winograd::input_transform1, 1},
+      {"conv1_elementwise_output_transform_relu_pool", winograd::elementwise_output_transform1, 1},
+      {"conv_relu_pool1", winograd::conv_relu_pool1, G},
       {"conv2_input_transform", winograd::input_transform2, winograd::kGroup2},
       {"conv2_elementwise", winograd::elementwise2, winograd::kGroup2},
       {"conv2_output_transform_relu_pool", winograd::output_transform2, winograd::kGroup2},

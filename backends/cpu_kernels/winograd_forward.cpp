@@ -110,6 +110,12 @@ inline void transpose_quads(const V16 (&q)[4], V16* d) {
   d[3] = shuffle2<QuadStage2<1>>(p1, p3);
 }
 
+// Output side: lanes 8H .. 8H + 7 (quads 2H, 2H + 1) of two vectors interleaved, a[l], b[l], a[l + 1], ...
+template <int H>
+struct PoolInterleave {
+  static constexpr int idx(int n) { return (n % 2) * 16 + 8 * H + n / 2; }
+};
+
 // Quad k of lane vector lv for window row i and window columns j0 .. j0 + 3 of channel c: its four tiles'
 // four columns, q[u * 4 + j].
 template <const ConvSpec& S, int G>
@@ -209,10 +215,11 @@ void elementwise_layer(const WinogradConv& w, const float* v, float* m) {
 // Step 3. Per filter and lane vector: Y = AT M A (4x4), then the 2x2 max pool, bias (max(a + b, c + b) ==
 // max(a, c) + b) and ReLU, and each lane's 2x2 pooled values go to its image's output planes (side
 // OUT / 2 + 2 opad, interior at opad).
-template <const ConvSpec& S, int G>
-void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+// element(f, lv, e) gives M[f][e] of lane vector lv.
+template <const ConvSpec& S, int G, class Element>
+void output_transform_of(Element element, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   using Ge = Geometry<S, G>;
-  constexpr int F = Ge::F, TS = Ge::TS, L = Ge::L;
+  constexpr int F = Ge::F, TS = Ge::TS;
   const int op = Ge::OUT / 2 + 2 * opad;
   for (int f = 0; f < F; ++f)
     for (int lv = 0; lv < Ge::NV; ++lv) {
@@ -221,7 +228,7 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
       for (int l = 0; l < kIn; ++l) {
         V16 col[kIn];
 #pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) col[k] = load<16>(m + (std::size_t(f) * kElems + k * kIn + l) * L + 16 * lv);
+        for (int k = 0; k < kIn; ++k) col[k] = element(f, lv, k * kIn + l);
 #pragma GCC unroll 4
         for (int i = 0; i < kOut; ++i) p[i][l] = combine(kATf.a[i], col);
       }
@@ -231,26 +238,87 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
 #pragma GCC unroll 4
         for (int j = 0; j < kOut; ++j) y[i][j] = combine(kATf.a[j], p[i]);
       const V16 b = splat(bias[f]);
+      V16 pooled[2][2];  // [row parity a][column parity c]: pooled (2 ty + a, 2 tx + c) of each lane's tile
 #pragma GCC unroll 2
       for (int a = 0; a < 2; ++a)
 #pragma GCC unroll 2
-        for (int c = 0; c < 2; ++c) {
-          const V16 pooled = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
-                                       vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
-                                  V16{});
-          alignas(64) float lanes[16];
-          store<16>(lanes, pooled);
-          for (int k = 0; k < 16; ++k) {
-            const Tile t = tile_of<TS>(lv, k / 4, k % 4);
-            outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
+        for (int c = 0; c < 2; ++c)
+          pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
+                                   vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
+                              V16{});
+#pragma GCC unroll 2
+      for (int a = 0; a < 2; ++a) {
+        if constexpr (TS == 4 || TS == 8) {
+          // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
+          // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
+#pragma GCC unroll 2
+          for (int h = 0; h < 2; ++h) {
+            const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
+                                    : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
+            const Tile t = tile_of<TS>(lv, 2 * h, 0);
+            float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
+            if constexpr (TS == 8) {
+              store<16>(out, rows);
+            } else {
+              store<8>(out, __builtin_shufflevector(rows, rows, 0, 1, 2, 3, 4, 5, 6, 7));
+              store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
+            }
+          }
+        } else {
+#pragma GCC unroll 2
+          for (int c = 0; c < 2; ++c) {
+            alignas(64) float lanes[16];
+            store<16>(lanes, pooled[a][c]);
+            for (int k = 0; k < 16; ++k) {
+              const Tile t = tile_of<TS>(lv, k / 4, k % 4);
+              outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
+            }
           }
         }
+      }
     }
+}
+
+// Step 3 on M as step 2 stored it.
+template <const ConvSpec& S, int G>
+void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+  constexpr int L = Geometry<S, G>::L;
+  output_transform_of<S, G>(
+      [m](int f, int lv, int e) { return load<16>(m + (std::size_t(f) * kElems + e) * L + 16 * lv); }, bias, outs,
+      opad);
+}
+
+// Steps 2 and 3 fused, for few input channels (conv1: 3): each element's sum over channels is computed
+// where the output transform needs it, so M is never stored (stored, it is 4x V and falls out of L1; with
+// so short a sum, storing it cost more than the multiplies).
+template <const ConvSpec& S, int G>
+void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad) {
+  constexpr int C = Geometry<S, G>::C, F = Geometry<S, G>::F, L = Geometry<S, G>::L;
+  const float* u = w.u.data();
+  output_transform_of<S, G>(
+      [u, v](int f, int lv, int e) {
+        V16 acc = splat(u[std::size_t(e) * C * F + f]) * load<16>(v + std::size_t(e) * L + 16 * lv);
+#pragma GCC unroll 4
+        for (int c = 1; c < C; ++c)
+          acc += splat(u[(std::size_t(e) * C + c) * F + f]) * load<16>(v + (std::size_t(c) * kElems + e) * L + 16 * lv);
+        return acc;
+      },
+      w.bias, outs, opad);
 }
 
 template <const ConvSpec& S>
 std::size_t transformed_floats(int images, int rows) {  // [64][rows][lanes]
   return std::size_t(kElems) * rows * (S.out_side() / kOut) * (S.out_side() / kOut) * images;
+}
+
+// conv1 of image g, in1 -> in2.
+void input1(Scratch& s, int g) {
+  const float* in[1] = {s.image[std::size_t(g)].in1.data()};
+  input_transform<kConv1, 1>(in, s.v.data());
+}
+void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
+  float* out[1] = {s.image[std::size_t(g)].in2.data()};
+  elementwise_output_transform<kConv1, 1>(n.conv1, s.v.data(), out, kConv2.pad);
 }
 
 // The sub-group first .. first + kGroup2 - 1 of conv2's steps.
@@ -284,13 +352,24 @@ WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
     }
 }
 
-PackedNetwork::PackedNetwork(const Network& net) : direct(net), conv2(net.conv2), conv3(net.conv3) {}
+PackedNetwork::PackedNetwork(const Network& net)
+    : direct(net), conv1(net.conv1), conv2(net.conv2), conv3(net.conv3) {}
 
 Scratch::Scratch()
-    : v(std::max(transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
-                 transformed_floats<kConv3>(kGroup3, kConv3.in_channels))),
+    : v(std::max({transformed_floats<kConv1>(1, kConv1.in_channels),
+                  transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
+                  transformed_floats<kConv3>(kGroup3, kConv3.in_channels)})),
       m(std::max(transformed_floats<kConv2>(kGroup2, kConv2.filters),
                  transformed_floats<kConv3>(kGroup3, kConv3.filters))) {}
+
+void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0); }
+void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) { elementwise_output1(n, s, 0); }
+void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
+  for (int g = 0; g < kGroup; ++g) {
+    input1(s, g);
+    elementwise_output1(n, s, g);
+  }
+}
 
 void input_transform2(const PackedNetwork&, Scratch& s) { input2(s, 0); }
 void elementwise2(const PackedNetwork& n, Scratch& s) {
@@ -327,10 +406,8 @@ void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
 void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kGroup], Scratch& s,
                    float* const (&probs)[kGroup]) {
   const FlushDenormals ftz;  // common/flush_denormals.hpp says why
-  for (int g = 0; g < kGroup; ++g) {
-    fast::load_image(pixels[g], s.image[std::size_t(g)]);
-    fast::conv_relu_pool1(n.direct, s.image[std::size_t(g)]);
-  }
+  for (int g = 0; g < kGroup; ++g) fast::load_image(pixels[g], s.image[std::size_t(g)]);
+  conv_relu_pool1(n, s);
   conv_relu_pool2(n, s);
   conv_relu_pool3(n, s);
   for (int g = 0; g < kGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);

@@ -1,7 +1,6 @@
-// The CPU forward pass with Winograd F(4x4, 5x5) convolutions (winograd_f4x5.hpp) for conv2 and conv3,
-// used by serial:winograd (one thread) and openmp:winograd (threads over groups of images).
-// conv1 stays fast_forward's direct kernel: with 3 input channels the input and output transforms (per
-// channel and per filter) would cost more than the multiplies they save.
+// The CPU forward pass with Winograd F(4x4, 5x5) convolutions (winograd_f4x5.hpp), used by serial:winograd
+// (one thread) and openmp:winograd (threads over groups of images). Image loading and the FC + softmax are
+// fast_forward's.
 //
 // A Winograd layer runs in three steps over a group of images, all SIMD lanes over (image, tile) pairs:
 //   1. input transform: each 8x8 input tile of each channel is gathered from the padded planes (vector
@@ -10,6 +9,7 @@
 //      of lane vectors x filters in registers (U = G g GT, computed once at setup in FP64);
 //   3. output transform, bias, 2x2 max pool and ReLU on registers, Y = AT M A, scattered into the next
 //      layer's padded planes (conv3: the FC's input).
+// conv1 (3 channels) fuses steps 2 and 3: its sums over channels are too short to pay for storing M.
 // Images go through in groups of kGroup (conv3 has only 4 tiles per image: 4 images fill a 16-lane vector).
 #pragma once
 
@@ -31,8 +31,8 @@ struct WinogradConv {
 };
 
 struct PackedNetwork {
-  fast::PackedNetwork direct;  // conv1 and the FC
-  WinogradConv conv2, conv3;
+  fast::PackedNetwork direct;  // the FC
+  WinogradConv conv1, conv2, conv3;
   explicit PackedNetwork(const Network& net);
 };
 
@@ -58,8 +58,11 @@ struct Scratch {
   Scratch();
 };
 
-// The steps, exposed for the micro-benchmarks. conv2's single steps run on its first kGroup2 images,
-// conv_relu_pool2 on the whole group; conv3's on the whole group.
+// The steps, exposed for the micro-benchmarks. Single steps of conv1 run on the group's first image, of conv2
+// on its first kGroup2 images, of conv3 on the whole group; conv_relu_poolN on the whole group.
+void input_transform1(const PackedNetwork& n, Scratch& s);   // image[0].in1 -> v
+void elementwise_output_transform1(const PackedNetwork& n, Scratch& s);  // v -> image[0].in2 (steps 2+3 fused)
+void conv_relu_pool1(const PackedNetwork& n, Scratch& s);    // all three, every image
 void input_transform2(const PackedNetwork& n, Scratch& s);   // image[].in2 -> v
 void elementwise2(const PackedNetwork& n, Scratch& s);       // v -> m
 void output_transform2(const PackedNetwork& n, Scratch& s);  // m -> image[].in3
