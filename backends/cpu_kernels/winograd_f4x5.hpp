@@ -7,7 +7,8 @@
 //   G[j][k]  = a_j^k / prod_{l != j} (a_j - a_l)   (the Lagrange denominators sit with the weights,
 //              which are transformed once, in FP64),
 //   BT[j][.] = the coefficients of prod_{l != j} (x - a_l), and for infinity those of prod_l (x - a_l).
-// Every entry of AT and BT is a small dyadic fraction, exact in FP32. Points +-3 (F(6x6,5x5)) lose the
+// Every entry of AT and BT is a small dyadic fraction, exact in FP32. winograd_forward.cpp applies AT and BT
+// as hand-paired adds (bt_apply, at_apply); the tests check these tables and every variant, those. Points +-3 (F(6x6,5x5)) lose the
 // 1e-4 validation tolerance in FP32; these keep it (max |p - p_fp64| ~1e-5).
 #pragma once
 

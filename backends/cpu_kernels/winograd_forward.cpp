@@ -20,42 +20,30 @@ using simd::vmax;
 constexpr int kGroup3 = kGroup;
 static_assert(kGroup % kGroup2 == 0);
 
-template <int R, int N>
-struct FloatMatrix {
-  float a[R][N];
-};
-template <int R, int N>
-constexpr FloatMatrix<R, N> to_float(const double (&m)[R][N]) {
-  FloatMatrix<R, N> f{};
-  for (int i = 0; i < R; ++i)
-    for (int j = 0; j < N; ++j) f.a[i][j] = float(m[i][j]);
-  return f;
+// BT x for one column x[0..8) of vectors: kBT's rows, with the points +-a paired (even and odd powers
+// shared): 26 adds/FMAs instead of its 44 non-zeros.
+inline void bt_apply(const V16 (&x)[kIn], V16 (&r)[kIn]) {
+  r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+  r[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+  const V16 e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+  r[1] = e1 + o1;
+  r[2] = e1 - o1;
+  const V16 e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+  r[3] = e2 + o2;
+  r[4] = e2 - o2;
+  const V16 e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+  r[5] = e3 + o3;
+  r[6] = e3 - o3;
 }
-constexpr auto kATf = to_float(kAT);
-constexpr auto kBTf = to_float(kBT);
 
-// sum_i coef[i] * x[i] for a row of a transform matrix. Called with compile-time rows inside fully unrolled
-// loops, so zero terms vanish and +-1 terms are plain adds: the transforms cost their non-zeros only.
-template <int N>
-inline V16 combine(const float (&coef)[N], const V16* x) {
-  V16 acc{};
-  bool first = true;
-#pragma GCC unroll 8
-  for (int i = 0; i < N; ++i) {
-    const float c = coef[i];
-    if (c == 0) continue;
-    if (first) {
-      acc = c == 1 ? x[i] : c == -1 ? -x[i] : c * x[i];
-      first = false;
-    } else if (c == 1) {
-      acc += x[i];
-    } else if (c == -1) {
-      acc -= x[i];
-    } else {
-      acc += c * x[i];
-    }
-  }
-  return acc;
+// AT x: kAT's rows on sums and differences of the +-a pairs, 16 adds/FMAs instead of 22.
+inline void at_apply(const V16 (&x)[kIn], V16 (&y)[kOut]) {
+  const V16 s1 = x[1] + x[2], d1 = x[1] - x[2], s2 = x[3] + x[4], d2 = x[3] - x[4], s3 = x[5] + x[6],
+            d3 = x[5] - x[6];
+  y[0] = x[0] + s1 + s2 + s3;
+  y[1] = d1 + 2.0f * d2 + 0.5f * d3;
+  y[2] = s1 + 4.0f * s2 + 0.25f * s3;
+  y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
 }
 
 // Sizes of one Winograd layer run on G images.
@@ -155,20 +143,23 @@ void input_transform(const float* const (&planes)[G], float* v) {
 #pragma GCC unroll 4
           for (int j = 0; j < 4; ++j) d[i * kIn + j0 + j] = dj[j];
         }
-      V16 x[kElems];
+      V16 x[kIn][kIn];  // x[k][j] = (BT d)[k][j]
 #pragma GCC unroll 8
       for (int j = 0; j < kIn; ++j) {
-        V16 col[kIn];
+        V16 col[kIn], r[kIn];
 #pragma GCC unroll 8
         for (int i = 0; i < kIn; ++i) col[i] = d[i * kIn + j];
+        bt_apply(col, r);
 #pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) x[k * kIn + j] = combine(kBTf.a[k], col);
+        for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
       }
 #pragma GCC unroll 8
-      for (int k = 0; k < kIn; ++k)
+      for (int k = 0; k < kIn; ++k) {
+        V16 r[kIn];
+        bt_apply(x[k], r);
 #pragma GCC unroll 8
-        for (int l = 0; l < kIn; ++l)
-          store<16>(v + (std::size_t(c) * kElems + k * kIn + l) * L + 16 * lv, combine(kBTf.a[l], x + k * kIn));
+        for (int l = 0; l < kIn; ++l) store<16>(v + (std::size_t(c) * kElems + k * kIn + l) * L + 16 * lv, r[l]);
+      }
     }
 }
 
@@ -223,20 +214,19 @@ void output_transform_of(Element element, const std::vector<float>& bias, float*
   const int op = Ge::OUT / 2 + 2 * opad;
   for (int f = 0; f < F; ++f)
     for (int lv = 0; lv < Ge::NV; ++lv) {
-      V16 p[kOut][kIn];
+      V16 p[kOut][kIn];  // p[i][l] = (AT M)[i][l]
 #pragma GCC unroll 8
       for (int l = 0; l < kIn; ++l) {
-        V16 col[kIn];
+        V16 col[kIn], r[kOut];
 #pragma GCC unroll 8
         for (int k = 0; k < kIn; ++k) col[k] = element(f, lv, k * kIn + l);
+        at_apply(col, r);
 #pragma GCC unroll 4
-        for (int i = 0; i < kOut; ++i) p[i][l] = combine(kATf.a[i], col);
+        for (int i = 0; i < kOut; ++i) p[i][l] = r[i];
       }
       V16 y[kOut][kOut];
 #pragma GCC unroll 4
-      for (int i = 0; i < kOut; ++i)
-#pragma GCC unroll 4
-        for (int j = 0; j < kOut; ++j) y[i][j] = combine(kATf.a[j], p[i]);
+      for (int i = 0; i < kOut; ++i) at_apply(p[i], y[i]);
       const V16 b = splat(bias[f]);
       V16 pooled[2][2];  // [row parity a][column parity c]: pooled (2 ty + a, 2 tx + c) of each lane's tile
 #pragma GCC unroll 2
