@@ -18,6 +18,7 @@ using simd::vmax;
 
 // Images per pass through conv2 (its 16 tiles per image fill a vector) and conv3 (4 tiles per image).
 constexpr int kGroup3 = kGroup;
+constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
 static_assert(kGroup % kGroup2 == 0);
 
 // BT x for one column x[0..8) of vectors: kBT's rows, with the points +-a paired (even and odd powers
@@ -203,69 +204,84 @@ void elementwise_layer(const WinogradConv& w, const float* v, float* m) {
   elementwise<Ge::C, Ge::F, Ge::L, LB, FB>(w.u.data(), v, m);
 }
 
-// Step 3. Per filter and lane vector: Y = AT M A (4x4), then the 2x2 max pool, bias (max(a + b, c + b) ==
-// max(a, c) + b) and ReLU, and each lane's 2x2 pooled values go to its image's output planes (side
-// OUT / 2 + 2 opad, interior at opad).
-// element(f, lv, e) gives M[f][e] of lane vector lv.
-template <const ConvSpec& S, int G, class Element>
-void output_transform_of(Element element, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+// Step 3, after the column pass: Y = p A (4x4, p = AT M of filter f and lane vector lv), then the 2x2 max
+// pool, bias (max(a + b, c + b) == max(a, c) + b) and ReLU, and each lane's 2x2 pooled values go to its
+// image's output planes (side OUT / 2 + 2 opad, interior at opad).
+template <const ConvSpec& S, int G>
+inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&outs)[G], int opad, int f, int lv) {
   using Ge = Geometry<S, G>;
-  constexpr int F = Ge::F, TS = Ge::TS;
+  constexpr int TS = Ge::TS;
   const int op = Ge::OUT / 2 + 2 * opad;
-  for (int f = 0; f < F; ++f)
-    for (int lv = 0; lv < Ge::NV; ++lv) {
-      V16 p[kOut][kIn];  // p[i][l] = (AT M)[i][l]
-#pragma GCC unroll 8
-      for (int l = 0; l < kIn; ++l) {
-        V16 col[kIn], r[kOut];
-#pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) col[k] = element(f, lv, k * kIn + l);
-        at_apply(col, r);
+  V16 y[kOut][kOut];
 #pragma GCC unroll 4
-        for (int i = 0; i < kOut; ++i) p[i][l] = r[i];
-      }
-      V16 y[kOut][kOut];
-#pragma GCC unroll 4
-      for (int i = 0; i < kOut; ++i) at_apply(p[i], y[i]);
-      const V16 b = splat(bias[f]);
-      V16 pooled[2][2];  // [row parity a][column parity c]: pooled (2 ty + a, 2 tx + c) of each lane's tile
+  for (int i = 0; i < kOut; ++i) at_apply(p[i], y[i]);
+  const V16 b = splat(bias);
+  V16 pooled[2][2];  // [row parity a][column parity c]: pooled (2 ty + a, 2 tx + c) of each lane's tile
 #pragma GCC unroll 2
-      for (int a = 0; a < 2; ++a)
+  for (int a = 0; a < 2; ++a)
 #pragma GCC unroll 2
-        for (int c = 0; c < 2; ++c)
-          pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
-                                   vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
-                              V16{});
+    for (int c = 0; c < 2; ++c)
+      pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
+                               vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
+                          V16{});
 #pragma GCC unroll 2
-      for (int a = 0; a < 2; ++a) {
-        if constexpr (TS == 4 || TS == 8) {
-          // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
-          // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
+  for (int a = 0; a < 2; ++a) {
+    if constexpr (TS == 4 || TS == 8) {
+      // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
+      // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
 #pragma GCC unroll 2
-          for (int h = 0; h < 2; ++h) {
-            const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
-                                    : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
-            const Tile t = tile_of<TS>(lv, 2 * h, 0);
-            float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
-            if constexpr (TS == 8) {
-              store<16>(out, rows);
-            } else {
-              store<8>(out, __builtin_shufflevector(rows, rows, 0, 1, 2, 3, 4, 5, 6, 7));
-              store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
-            }
-          }
+      for (int h = 0; h < 2; ++h) {
+        const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
+                                : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
+        const Tile t = tile_of<TS>(lv, 2 * h, 0);
+        float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
+        if constexpr (TS == 8) {
+          store<16>(out, rows);
         } else {
-#pragma GCC unroll 2
-          for (int c = 0; c < 2; ++c) {
-            alignas(64) float lanes[16];
-            store<16>(lanes, pooled[a][c]);
-            for (int k = 0; k < 16; ++k) {
-              const Tile t = tile_of<TS>(lv, k / 4, k % 4);
-              outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
-            }
-          }
+          store<8>(out, __builtin_shufflevector(rows, rows, 0, 1, 2, 3, 4, 5, 6, 7));
+          store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
         }
       }
+    } else {
+#pragma GCC unroll 2
+      for (int c = 0; c < 2; ++c) {
+        alignas(64) float lanes[16];
+        store<16>(lanes, pooled[a][c]);
+        for (int k = 0; k < 16; ++k) {
+          const Tile t = tile_of<TS>(lv, k / 4, k % 4);
+          outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
+        }
+      }
+    }
+  }
+}
+
+// Step 3 for FP filters at a time: element(f, lv, e, out) gives M[f + q][e] of lane vector lv in out[q];
+// the column pass p = AT M, then finish_output.
+template <const ConvSpec& S, int G, int FP, class Element>
+void output_transform_of(Element element, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+  using Ge = Geometry<S, G>;
+  static_assert(Ge::F % FP == 0, "whole filter blocks");
+  for (int f = 0; f < Ge::F; f += FP)
+    for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 p[FP][kOut][kIn];  // p[q][i][l] = (AT M)[i][l] of filter f + q
+#pragma GCC unroll 8
+      for (int l = 0; l < kIn; ++l) {
+        V16 col[kIn][FP];
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) element(f, lv, k * kIn + l, col[k]);
+#pragma GCC unroll 4
+        for (int q = 0; q < FP; ++q) {
+          V16 x[kIn], r[kOut];
+#pragma GCC unroll 8
+          for (int k = 0; k < kIn; ++k) x[k] = col[k][q];
+          at_apply(x, r);
+#pragma GCC unroll 4
+          for (int i = 0; i < kOut; ++i) p[q][i][l] = r[i];
+        }
+      }
+#pragma GCC unroll 4
+      for (int q = 0; q < FP; ++q) finish_output<S, G>(p[q], bias[std::size_t(f + q)], outs, opad, f + q, lv);
     }
 }
 
@@ -273,25 +289,27 @@ void output_transform_of(Element element, const std::vector<float>& bias, float*
 template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   constexpr int L = Geometry<S, G>::L;
-  output_transform_of<S, G>(
-      [m](int f, int lv, int e) { return load<16>(m + (std::size_t(f) * kElems + e) * L + 16 * lv); }, bias, outs,
-      opad);
+  output_transform_of<S, G, 1>(
+      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load<16>(m + (std::size_t(f) * kElems + e) * L + 16 * lv); },
+      bias, outs, opad);
 }
 
 // Steps 2 and 3 fused, for few input channels (conv1: 3): each element's sum over channels is computed
 // where the output transform needs it, so M is never stored (stored, it is 4x V and falls out of L1; with
-// so short a sum, storing it cost more than the multiplies).
-template <const ConvSpec& S, int G>
+// so short a sum, storing it cost more than the multiplies). FP filters per pass share each V load.
+template <const ConvSpec& S, int G, int FP>
 void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad) {
   constexpr int C = Geometry<S, G>::C, F = Geometry<S, G>::F, L = Geometry<S, G>::L;
   const float* u = w.u.data();
-  output_transform_of<S, G>(
-      [u, v](int f, int lv, int e) {
-        V16 acc = splat(u[std::size_t(e) * C * F + f]) * load<16>(v + std::size_t(e) * L + 16 * lv);
+  output_transform_of<S, G, FP>(
+      [u, v](int f, int lv, int e, V16(&out)[FP]) {
 #pragma GCC unroll 4
-        for (int c = 1; c < C; ++c)
-          acc += splat(u[(std::size_t(e) * C + c) * F + f]) * load<16>(v + (std::size_t(c) * kElems + e) * L + 16 * lv);
-        return acc;
+        for (int c = 0; c < C; ++c) {
+          const V16 x = load<16>(v + (std::size_t(c) * kElems + e) * L + 16 * lv);
+          const float* uc = u + (std::size_t(e) * C + c) * F + f;
+#pragma GCC unroll 4
+          for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
+        }
       },
       w.bias, outs, opad);
 }
@@ -308,7 +326,7 @@ void input1(Scratch& s, int g) {
 }
 void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
   float* out[1] = {s.image[std::size_t(g)].in2.data()};
-  elementwise_output_transform<kConv1, 1>(n.conv1, s.v.data(), out, kConv2.pad);
+  elementwise_output_transform<kConv1, 1, kConv1Filters>(n.conv1, s.v.data(), out, kConv2.pad);
 }
 
 // The sub-group first .. first + kGroup2 - 1 of conv2's steps.
