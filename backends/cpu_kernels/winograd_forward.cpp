@@ -47,6 +47,11 @@ inline void at_apply(const V16 (&x)[kIn], V16 (&y)[kOut]) {
   y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
 }
 
+// Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
+// than the block, so that the GEMM's loads from all channels (and its stores to all filters) do not map to
+// the same L1 sets, as 4 KB or 8 KB apart they would.
+constexpr std::size_t block_stride(int L) { return std::size_t(kElems) * L + 16; }
+
 // Sizes of one Winograd layer run on G images.
 template <const ConvSpec& S, int G>
 struct Geometry {
@@ -159,7 +164,7 @@ void input_transform(const float* const (&planes)[G], float* v) {
         V16 r[kIn];
         bt_apply(x[k], r);
 #pragma GCC unroll 8
-        for (int l = 0; l < kIn; ++l) store<16>(v + (std::size_t(c) * kElems + k * kIn + l) * L + 16 * lv, r[l]);
+        for (int l = 0; l < kIn; ++l) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[l]);
       }
     }
 }
@@ -180,7 +185,7 @@ void elementwise(const float* u, const float* v, float* m) {
         for (int c = 0; c < C; ++c) {
           V16 x[LB];
 #pragma GCC unroll 4
-          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + std::size_t(c) * kElems * L + l0 + 16 * b);
+          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + c * block_stride(L) + l0 + 16 * b);
 #pragma GCC unroll 32
           for (int f = 0; f < FB; ++f) {
             const V16 w = splat(ue[c * F + f0 + f]);
@@ -191,7 +196,7 @@ void elementwise(const float* u, const float* v, float* m) {
 #pragma GCC unroll 32
         for (int f = 0; f < FB; ++f)
 #pragma GCC unroll 4
-          for (int b = 0; b < LB; ++b) store<16>(me + std::size_t(f0 + f) * kElems * L + l0 + 16 * b, acc[b][f]);
+          for (int b = 0; b < LB; ++b) store<16>(me + (f0 + f) * block_stride(L) + l0 + 16 * b, acc[b][f]);
       }
   }
 }
@@ -290,7 +295,7 @@ template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   constexpr int L = Geometry<S, G>::L;
   output_transform_of<S, G, 1>(
-      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load<16>(m + (std::size_t(f) * kElems + e) * L + 16 * lv); },
+      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load<16>(m + f * block_stride(L) + e * L + 16 * lv); },
       bias, outs, opad);
 }
 
@@ -305,7 +310,7 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
       [u, v](int f, int lv, int e, V16(&out)[FP]) {
 #pragma GCC unroll 4
         for (int c = 0; c < C; ++c) {
-          const V16 x = load<16>(v + (std::size_t(c) * kElems + e) * L + 16 * lv);
+          const V16 x = load<16>(v + c * block_stride(L) + e * L + 16 * lv);
           const float* uc = u + (std::size_t(e) * C + c) * F + f;
 #pragma GCC unroll 4
           for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
@@ -315,8 +320,8 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
 }
 
 template <const ConvSpec& S>
-std::size_t transformed_floats(int images, int rows) {  // [64][rows][lanes]
-  return std::size_t(kElems) * rows * (S.out_side() / kOut) * (S.out_side() / kOut) * images;
+std::size_t transformed_floats(int images, int rows) {  // [rows][64][lanes], rows block_stride apart
+  return rows * block_stride(images * (S.out_side() / kOut) * (S.out_side() / kOut));
 }
 
 // conv1 of image g, in1 -> in2.

@@ -22,7 +22,7 @@
 namespace cnn::winograd {
 
 inline constexpr int kGroup = 4;   // images per forward_group
-inline constexpr int kGroup2 = 2;  // images per pass through conv2's three steps (its 16 tiles fill a vector)
+inline constexpr int kGroup2 = 1;  // images per pass through conv2's three steps (its 16 tiles fill a vector)
 
 // Transformed weights of one conv layer: U[e][c][f], so that one (e, c)'s filters are contiguous.
 struct WinogradConv {
