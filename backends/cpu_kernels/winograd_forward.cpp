@@ -16,7 +16,7 @@ using simd::splat;
 using simd::store;
 using simd::vmax;
 
-// Images per pass through conv2 (its 16 tiles per image fill a vector) and conv3 (4 tiles per image).
+// Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
 constexpr int kGroup3 = kGroup;
 constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
 static_assert(kGroup % kGroup2 == 0);
