@@ -1,13 +1,17 @@
 // Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
 // - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
 // - serial:opt: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
-// - openmp:image_parallel: the same steps with the batch split over all threads, each with its own scratch,
-//   as openmp:image_parallel runs them.
+// - openmp:image_parallel: the same steps with the batch split over all threads, each with its own scratch, as
+//   openmp:image_parallel runs them.
+// - serial:winograd: the Winograd steps of each conv (input transform, element-wise GEMMs, output
+//   transform + bias + pool + ReLU) on one thread, and each whole conv (conv_relu_poolN) on a group of
+//   winograd::kGroup images; "images/s" counts the images one call covers.
 // Counter "images/s" is the batch size times the rate.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
 #include "backends/cpu_kernels/fast_forward.hpp"
+#include "backends/cpu_kernels/winograd_forward.hpp"
 #include "benchmarks/bench_data.hpp"
 
 namespace cnn::bench {
@@ -81,6 +85,40 @@ void register_opt() {
         ->UseRealTime();
 }
 
+using WinogradStep = void (*)(const winograd::PackedNetwork&, winograd::Scratch&);
+
+// One group's scratch holding real activations (images 0..kGroup-1), the winograd network once per process.
+void BM_Winograd(benchmark::State& state, WinogradStep step, int images_per_call) {
+  static const winograd::PackedNetwork net(network());
+  winograd::Scratch s;
+  float probs[winograd::kGroup * kClasses];
+  winograd::forward_images(net, images().image(0), winograd::kGroup, s, probs);
+  for (auto _ : state) {
+    step(net, s);
+    benchmark::ClobberMemory();
+  }
+  state.counters["images/s"] = benchmark::Counter(double(images_per_call), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void register_winograd() {
+  constexpr int G = winograd::kGroup;
+  const std::tuple<const char*, WinogradStep, int> steps[] = {
+      {"conv1_input_transform", winograd::input_transform1, 1},
+      {"conv1_elementwise_output_transform_relu_pool", winograd::elementwise_output_transform1, 1},
+      {"conv_relu_pool1", winograd::conv_relu_pool1, G},
+      {"conv2_input_transform", winograd::input_transform2, winograd::kGroup2},
+      {"conv2_elementwise", winograd::elementwise2, winograd::kGroup2},
+      {"conv2_output_transform_relu_pool", winograd::output_transform2, winograd::kGroup2},
+      {"conv_relu_pool2", winograd::conv_relu_pool2, G},
+      {"conv3_input_transform", winograd::input_transform3, G},
+      {"conv3_elementwise", winograd::elementwise3, G},
+      {"conv3_output_transform_relu_pool", winograd::output_transform3, G},
+      {"conv_relu_pool3", winograd::conv_relu_pool3, G},
+  };
+  for (const auto& [name, step, images] : steps)
+    benchmark::RegisterBenchmark((std::string("serial:winograd/") + name).c_str(), BM_Winograd, step, images);
+}
+
 }  // namespace
 }  // namespace cnn::bench
 
@@ -88,6 +126,7 @@ int main(int argc, char** argv) {
   cnn::bench::register_serial_naive();
   cnn::bench::register_openmp_naive();
   cnn::bench::register_opt();
+  cnn::bench::register_winograd();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();

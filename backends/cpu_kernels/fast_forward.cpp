@@ -4,47 +4,18 @@
 #include <cmath>
 #include <cstring>
 
+#include "backends/cpu_kernels/simd.hpp"
 #include "common/flush_denormals.hpp"
 #include "common/fp32_math.hpp"
 
 namespace cnn::fast {
 namespace {
 
-// GCC/Clang vector extensions: the compiler emits AVX-512 (or whatever -march allows) without intrinsics.
-template <int W>
-struct Vec;
-template <>
-struct Vec<16> {
-  typedef float type __attribute__((vector_size(64)));
-};
-template <>
-struct Vec<8> {
-  typedef float type __attribute__((vector_size(32)));
-};
-template <>
-struct Vec<4> {
-  typedef float type __attribute__((vector_size(16)));
-};
-
-template <int W>
-inline typename Vec<W>::type load(const float* p) {
-  typename Vec<W>::type v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-template <int W>
-inline void store(float* p, typename Vec<W>::type v) {
-  std::memcpy(p, &v, sizeof v);
-}
-
-template <class V>
-inline V vmax(V a, V b) {
-  return a > b ? a : b;
-}
-
-// s in every lane. (V{} + s would cost an extra scalar add: 0 + s is not s for s = -0, so GCC keeps it;
-// s - 0 is always s and folds away.)
-inline Vec<16>::type splat(float s) { return s - Vec<16>::type{}; }
+using simd::load;
+using simd::splat;
+using simd::store;
+using simd::Vec;
+using simd::vmax;
 
 // a0 += w * v0, a1 += w * v1 for the FB filters of one tap (weights wp[0..FB)): each weight broadcast once.
 template <int FB>

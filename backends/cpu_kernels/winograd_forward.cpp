@@ -1,0 +1,444 @@
+#include "backends/cpu_kernels/winograd_forward.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "backends/cpu_kernels/simd.hpp"
+#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "common/flush_denormals.hpp"
+
+namespace cnn::winograd {
+namespace {
+
+using V16 = simd::Vec<16>::type;
+using simd::load;
+using simd::splat;
+using simd::store;
+using simd::vmax;
+
+// Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
+constexpr int kGroup3 = kGroup;
+constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
+static_assert(kGroup % kGroup2 == 0);
+
+// BT x for one column x[0..8) of vectors: kBT's rows, with the points +-a paired (even and odd powers
+// shared): 26 adds/FMAs instead of its 44 non-zeros.
+inline void bt_apply(const V16 (&x)[kIn], V16 (&r)[kIn]) {
+  r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+  r[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+  const V16 e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+  r[1] = e1 + o1;
+  r[2] = e1 - o1;
+  const V16 e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+  r[3] = e2 + o2;
+  r[4] = e2 - o2;
+  const V16 e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+  r[5] = e3 + o3;
+  r[6] = e3 - o3;
+}
+
+// AT x: kAT's rows on sums and differences of the +-a pairs, 16 adds/FMAs instead of 22.
+inline void at_apply(const V16 (&x)[kIn], V16 (&y)[kOut]) {
+  const V16 s1 = x[1] + x[2], d1 = x[1] - x[2], s2 = x[3] + x[4], d2 = x[3] - x[4], s3 = x[5] + x[6],
+            d3 = x[5] - x[6];
+  y[0] = x[0] + s1 + s2 + s3;
+  y[1] = d1 + 2.0f * d2 + 0.5f * d3;
+  y[2] = s1 + 4.0f * s2 + 0.25f * s3;
+  y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
+}
+
+// Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
+// than the block, so that the GEMM's loads from all channels (and its stores to all filters) do not map to
+// the same L1 sets, as 4 KB or 8 KB apart they would.
+constexpr std::size_t block_stride(int L) { return std::size_t(kElems) * L + 16; }
+
+// Sizes of one Winograd layer run on G images.
+template <const ConvSpec& S, int G>
+struct Geometry {
+  static constexpr int C = S.in_channels, F = S.filters, OUT = S.out_side(), IN = fast::kPaddedSide<S>;
+  static constexpr int TS = OUT / kOut, T = TS * TS, L = G * T, NV = L / 16;
+  static_assert(S.kernel == kTaps && OUT % kOut == 0 && L % 16 == 0, "5x5 kernel, whole tiles, whole vectors");
+  static_assert(kOut * (TS - 1) + kIn <= IN, "every tile's window lies inside the padded plane");
+  static_assert(TS == 2 || TS == 4 || TS == 8, "tile rows of 2, 4 or 8 tiles");
+};
+
+// Which tile each lane holds. Lane q * 4 + u of lane vector lv: four "quads" q of four tiles u, so that
+// gathering is a 4x4x4 transpose (transpose_quads). The quad is a tile row (TS = 4), an image (TS = 2:
+// u = its 2x2 tiles) or half a tile row (TS = 8, two tile rows per vector).
+struct Tile {
+  int image, ty, tx;
+};
+template <int TS>
+constexpr Tile tile_of(int lv, int q, int u) {
+  if constexpr (TS == 4) return {lv, q, u};
+  if constexpr (TS == 2) return {4 * lv + q, u / 2, u % 2};
+  return {lv / 4, 2 * (lv % 4) + q / 2, 4 * (q % 2) + u};
+}
+
+// Shuffle indices of transpose_quads: stage 1 pairs quads (q, q + 1) keeping columns J, J + 1; stage 2
+// joins two such pairs keeping column JJ.
+template <int J>
+struct QuadStage1 {
+  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane % 8 / 2) * 4 + J + lane % 2; }
+};
+template <int JJ>
+struct QuadStage2 {
+  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane / 4 % 2) * 8 + (lane % 4) * 2 + JJ; }
+};
+template <class P, std::size_t... I>
+inline V16 shuffle2(V16 a, V16 b, std::index_sequence<I...>) {
+  return __builtin_shufflevector(a, b, P::idx(int(I))...);
+}
+template <class P>
+inline V16 shuffle2(V16 a, V16 b) {
+  return shuffle2<P>(a, b, std::make_index_sequence<16>{});
+}
+
+// q[k][u * 4 + j] (four tiles u, four window columns j each) -> d[j][k * 4 + u]: 8 two-source shuffles.
+inline void transpose_quads(const V16 (&q)[4], V16* d) {
+  const V16 p0 = shuffle2<QuadStage1<0>>(q[0], q[1]), p1 = shuffle2<QuadStage1<2>>(q[0], q[1]);
+  const V16 p2 = shuffle2<QuadStage1<0>>(q[2], q[3]), p3 = shuffle2<QuadStage1<2>>(q[2], q[3]);
+  d[0] = shuffle2<QuadStage2<0>>(p0, p2);
+  d[1] = shuffle2<QuadStage2<1>>(p0, p2);
+  d[2] = shuffle2<QuadStage2<0>>(p1, p3);
+  d[3] = shuffle2<QuadStage2<1>>(p1, p3);
+}
+
+// Output side: lanes 8H .. 8H + 7 (quads 2H, 2H + 1) of two vectors interleaved, a[l], b[l], a[l + 1], ...
+template <int H>
+struct PoolInterleave {
+  static constexpr int idx(int n) { return (n % 2) * 16 + 8 * H + n / 2; }
+};
+
+// Quad k of lane vector lv for window row i and window columns j0 .. j0 + 3 of channel c: its four tiles'
+// four columns, q[u * 4 + j].
+template <const ConvSpec& S, int G>
+inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int i, int j0) {
+  using Ge = Geometry<S, G>;
+  constexpr int IN = Ge::IN;
+  const Tile t = tile_of<Ge::TS>(lv, k, 0);
+  const float* row = planes[t.image] + (std::size_t(c) * IN + kOut * t.ty + i) * IN + kOut * t.tx + j0;
+  if constexpr (Ge::TS == 2) {  // two tile rows of 8 columns each
+    const simd::Vec<8>::type top = load<8>(row), bottom = load<8>(row + kOut * IN);
+    return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  } else {
+    return load<16>(row);
+  }
+}
+
+// Step 1. For each channel and lane vector: gather every lane's 8x8 window d[i * 8 + j] from the padded
+// planes (vector loads and transposes, no scalar moves), then V = BT d B: rows combined first (x = BT d),
+// then columns (V = x B, B = BT transposed). V[c][e][lane]: each channel's transform writes one
+// contiguous block.
+template <const ConvSpec& S, int G>
+void input_transform(const float* const (&planes)[G], float* v) {
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, L = Ge::L;
+  for (int c = 0; c < C; ++c)
+    for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 d[kElems];
+#pragma GCC unroll 8
+      for (int i = 0; i < kIn; ++i)
+#pragma GCC unroll 2
+        for (int j0 = 0; j0 < kIn; j0 += 4) {
+          V16 q[4];
+#pragma GCC unroll 4
+          for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+          V16 dj[4];
+          transpose_quads(q, dj);
+#pragma GCC unroll 4
+          for (int j = 0; j < 4; ++j) d[i * kIn + j0 + j] = dj[j];
+        }
+      V16 x[kIn][kIn];  // x[k][j] = (BT d)[k][j]
+#pragma GCC unroll 8
+      for (int j = 0; j < kIn; ++j) {
+        V16 col[kIn], r[kIn];
+#pragma GCC unroll 8
+        for (int i = 0; i < kIn; ++i) col[i] = d[i * kIn + j];
+        bt_apply(col, r);
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
+      }
+#pragma GCC unroll 8
+      for (int k = 0; k < kIn; ++k) {
+        V16 r[kIn];
+        bt_apply(x[k], r);
+#pragma GCC unroll 8
+        for (int l = 0; l < kIn; ++l) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[l]);
+      }
+    }
+}
+
+// Step 2. Per element e: M[.][e] (F x L) = U[e] (F x C, stored [c][f]) times V[.][e] (C x L); M[f][e][lane]. Register block:
+// LB lane vectors x FB filters (LB * FB accumulators); per channel LB vector loads and FB broadcasts feed
+// LB * FB FMAs.
+template <int C, int F, int L, int LB, int FB>
+void elementwise(const float* u, const float* v, float* m) {
+  static_assert(L % (16 * LB) == 0 && F % FB == 0, "whole blocks");
+  for (int e = 0; e < kElems; ++e) {
+    const float* ue = u + std::size_t(e) * C * F;
+    const float* ve = v + std::size_t(e) * L;
+    float* me = m + std::size_t(e) * L;
+    for (int l0 = 0; l0 < L; l0 += 16 * LB)
+      for (int f0 = 0; f0 < F; f0 += FB) {
+        V16 acc[LB][FB] = {};
+        for (int c = 0; c < C; ++c) {
+          V16 x[LB];
+#pragma GCC unroll 4
+          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + c * block_stride(L) + l0 + 16 * b);
+#pragma GCC unroll 32
+          for (int f = 0; f < FB; ++f) {
+            const V16 w = splat(ue[c * F + f0 + f]);
+#pragma GCC unroll 4
+            for (int b = 0; b < LB; ++b) acc[b][f] += w * x[b];
+          }
+        }
+#pragma GCC unroll 32
+        for (int f = 0; f < FB; ++f)
+#pragma GCC unroll 4
+          for (int b = 0; b < LB; ++b) store<16>(me + (f0 + f) * block_stride(L) + l0 + 16 * b, acc[b][f]);
+      }
+  }
+}
+
+template <const ConvSpec& S, int G>
+void elementwise_layer(const WinogradConv& w, const float* v, float* m) {
+  using Ge = Geometry<S, G>;
+  constexpr int LB = Ge::NV % 2 == 0 ? 2 : 1;  // two lane vectors when there are, else all filters
+  constexpr int FB = LB == 2 ? Ge::F / 2 : Ge::F;
+  elementwise<Ge::C, Ge::F, Ge::L, LB, FB>(w.u.data(), v, m);
+}
+
+// Step 3, after the column pass: Y = p A (4x4, p = AT M of filter f and lane vector lv), then the 2x2 max
+// pool, bias (max(a + b, c + b) == max(a, c) + b) and ReLU, and each lane's 2x2 pooled values go to its
+// image's output planes (side OUT / 2 + 2 opad, interior at opad).
+template <const ConvSpec& S, int G>
+inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&outs)[G], int opad, int f, int lv) {
+  using Ge = Geometry<S, G>;
+  constexpr int TS = Ge::TS;
+  const int op = Ge::OUT / 2 + 2 * opad;
+  V16 y[kOut][kOut];
+#pragma GCC unroll 4
+  for (int i = 0; i < kOut; ++i) at_apply(p[i], y[i]);
+  const V16 b = splat(bias);
+  V16 pooled[2][2];  // [row parity a][column parity c]: pooled (2 ty + a, 2 tx + c) of each lane's tile
+#pragma GCC unroll 2
+  for (int a = 0; a < 2; ++a)
+#pragma GCC unroll 2
+    for (int c = 0; c < 2; ++c)
+      pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
+                               vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
+                          V16{});
+#pragma GCC unroll 2
+  for (int a = 0; a < 2; ++a) {
+    if constexpr (TS == 4 || TS == 8) {
+      // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
+      // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
+#pragma GCC unroll 2
+      for (int h = 0; h < 2; ++h) {
+        const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
+                                : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
+        const Tile t = tile_of<TS>(lv, 2 * h, 0);
+        float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
+        if constexpr (TS == 8) {
+          store<16>(out, rows);
+        } else {
+          store<8>(out, __builtin_shufflevector(rows, rows, 0, 1, 2, 3, 4, 5, 6, 7));
+          store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
+        }
+      }
+    } else {
+#pragma GCC unroll 2
+      for (int c = 0; c < 2; ++c) {
+        alignas(64) float lanes[16];
+        store<16>(lanes, pooled[a][c]);
+        for (int k = 0; k < 16; ++k) {
+          const Tile t = tile_of<TS>(lv, k / 4, k % 4);
+          outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
+        }
+      }
+    }
+  }
+}
+
+// Step 3 for FP filters at a time: element(f, lv, e, out) gives M[f + q][e] of lane vector lv in out[q];
+// the column pass p = AT M, then finish_output.
+template <const ConvSpec& S, int G, int FP, class Element>
+void output_transform_of(Element element, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+  using Ge = Geometry<S, G>;
+  static_assert(Ge::F % FP == 0, "whole filter blocks");
+  for (int f = 0; f < Ge::F; f += FP)
+    for (int lv = 0; lv < Ge::NV; ++lv) {
+      V16 p[FP][kOut][kIn];  // p[q][i][l] = (AT M)[i][l] of filter f + q
+#pragma GCC unroll 8
+      for (int l = 0; l < kIn; ++l) {
+        V16 col[kIn][FP];
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) element(f, lv, k * kIn + l, col[k]);
+#pragma GCC unroll 4
+        for (int q = 0; q < FP; ++q) {
+          V16 x[kIn], r[kOut];
+#pragma GCC unroll 8
+          for (int k = 0; k < kIn; ++k) x[k] = col[k][q];
+          at_apply(x, r);
+#pragma GCC unroll 4
+          for (int i = 0; i < kOut; ++i) p[q][i][l] = r[i];
+        }
+      }
+#pragma GCC unroll 4
+      for (int q = 0; q < FP; ++q) finish_output<S, G>(p[q], bias[std::size_t(f + q)], outs, opad, f + q, lv);
+    }
+}
+
+// Step 3 on M as step 2 stored it.
+template <const ConvSpec& S, int G>
+void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
+  constexpr int L = Geometry<S, G>::L;
+  output_transform_of<S, G, 1>(
+      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load<16>(m + f * block_stride(L) + e * L + 16 * lv); },
+      bias, outs, opad);
+}
+
+// Steps 2 and 3 fused, for few input channels (conv1: 3): each element's sum over channels is computed
+// where the output transform needs it, so M is never stored (stored, it is 4x V and falls out of L1; with
+// so short a sum, storing it cost more than the multiplies). FP filters per pass share each V load.
+template <const ConvSpec& S, int G, int FP>
+void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad) {
+  constexpr int C = Geometry<S, G>::C, F = Geometry<S, G>::F, L = Geometry<S, G>::L;
+  const float* u = w.u.data();
+  output_transform_of<S, G, FP>(
+      [u, v](int f, int lv, int e, V16(&out)[FP]) {
+#pragma GCC unroll 4
+        for (int c = 0; c < C; ++c) {
+          const V16 x = load<16>(v + c * block_stride(L) + e * L + 16 * lv);
+          const float* uc = u + (std::size_t(e) * C + c) * F + f;
+#pragma GCC unroll 4
+          for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
+        }
+      },
+      w.bias, outs, opad);
+}
+
+template <const ConvSpec& S>
+std::size_t transformed_floats(int images, int rows) {  // [rows][64][lanes], rows block_stride apart
+  return rows * block_stride(images * (S.out_side() / kOut) * (S.out_side() / kOut));
+}
+
+// conv1 of image g, in1 -> in2.
+void input1(Scratch& s, int g) {
+  const float* in[1] = {s.image[std::size_t(g)].in1.data()};
+  input_transform<kConv1, 1>(in, s.v.data());
+}
+void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
+  float* out[1] = {s.image[std::size_t(g)].in2.data()};
+  elementwise_output_transform<kConv1, 1, kConv1Filters>(n.conv1, s.v.data(), out, kConv2.pad);
+}
+
+// The sub-group first .. first + kGroup2 - 1 of conv2's steps.
+void input2(Scratch& s, int first) {
+  const float* in[kGroup2];
+  for (int g = 0; g < kGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
+  input_transform<kConv2, kGroup2>(in, s.v.data());
+}
+void output2(const PackedNetwork& n, Scratch& s, int first) {
+  float* out[kGroup2];
+  for (int g = 0; g < kGroup2; ++g) out[g] = s.image[std::size_t(first + g)].in3.data();
+  output_transform<kConv2, kGroup2>(s.m.data(), n.conv2.bias, out, kConv3.pad);
+}
+
+}  // namespace
+
+WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
+  const ConvSpec& s = layer.spec;
+  const int C = s.in_channels, F = s.filters;
+  u.resize(std::size_t(kElems) * C * F);
+  for (int f = 0; f < F; ++f)
+    for (int c = 0; c < C; ++c) {
+      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps * kTaps;  // [ky][kx]
+      for (int k = 0; k < kIn; ++k)
+        for (int l = 0; l < kIn; ++l) {
+          double sum = 0;  // (G g GT)[k][l]
+          for (int a = 0; a < kTaps; ++a)
+            for (int b = 0; b < kTaps; ++b) sum += kG[k][a] * g[a * kTaps + b] * kG[l][b];
+          u[(std::size_t(k * kIn + l) * C + c) * F + f] = float(sum);
+        }
+    }
+}
+
+PackedNetwork::PackedNetwork(const Network& net)
+    : direct(net), conv1(net.conv1), conv2(net.conv2), conv3(net.conv3) {}
+
+Scratch::Scratch()
+    : v(std::max({transformed_floats<kConv1>(1, kConv1.in_channels),
+                  transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
+                  transformed_floats<kConv3>(kGroup3, kConv3.in_channels)})),
+      m(std::max(transformed_floats<kConv2>(kGroup2, kConv2.filters),
+                 transformed_floats<kConv3>(kGroup3, kConv3.filters))) {}
+
+void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0); }
+void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) { elementwise_output1(n, s, 0); }
+void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
+  for (int g = 0; g < kGroup; ++g) {
+    input1(s, g);
+    elementwise_output1(n, s, g);
+  }
+}
+
+void input_transform2(const PackedNetwork&, Scratch& s) { input2(s, 0); }
+void elementwise2(const PackedNetwork& n, Scratch& s) {
+  elementwise_layer<kConv2, kGroup2>(n.conv2, s.v.data(), s.m.data());
+}
+void output_transform2(const PackedNetwork& n, Scratch& s) { output2(n, s, 0); }
+void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
+  for (int first = 0; first < kGroup; first += kGroup2) {
+    input2(s, first);
+    elementwise2(n, s);
+    output2(n, s, first);
+  }
+}
+
+void input_transform3(const PackedNetwork&, Scratch& s) {
+  const float* in[kGroup3];
+  for (int g = 0; g < kGroup3; ++g) in[g] = s.image[std::size_t(g)].in3.data();
+  input_transform<kConv3, kGroup3>(in, s.v.data());
+}
+void elementwise3(const PackedNetwork& n, Scratch& s) {
+  elementwise_layer<kConv3, kGroup3>(n.conv3, s.v.data(), s.m.data());
+}
+void output_transform3(const PackedNetwork& n, Scratch& s) {
+  float* out[kGroup3];
+  for (int g = 0; g < kGroup3; ++g) out[g] = s.image[std::size_t(g)].pooled.data();
+  output_transform<kConv3, kGroup3>(s.m.data(), n.conv3.bias, out, 0);
+}
+void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
+  input_transform3(n, s);
+  elementwise3(n, s);
+  output_transform3(n, s);
+}
+
+void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kGroup], Scratch& s,
+                   float* const (&probs)[kGroup]) {
+  const FlushDenormals ftz;  // common/flush_denormals.hpp says why
+  for (int g = 0; g < kGroup; ++g) fast::load_image(pixels[g], s.image[std::size_t(g)]);
+  conv_relu_pool1(n, s);
+  conv_relu_pool2(n, s);
+  conv_relu_pool3(n, s);
+  for (int g = 0; g < kGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);
+}
+
+void forward_images(const PackedNetwork& net, const std::uint8_t* pixels, std::size_t n, Scratch& s,
+                    float* probs) {
+  float spare[kGroup][kClasses];
+  for (std::size_t first = 0; first < n; first += kGroup) {
+    const std::uint8_t* px[kGroup];
+    float* out[kGroup];
+    for (std::size_t g = 0; g < std::size_t(kGroup); ++g) {
+      const bool real = first + g < n;
+      px[g] = pixels + (real ? first + g : n - 1) * kImageBytes;
+      out[g] = real ? probs + (first + g) * kClasses : spare[g];
+    }
+    forward_group(net, px, s, out);
+  }
+}
+
+}  // namespace cnn::winograd

@@ -1,0 +1,60 @@
+// openmp:winograd: threads over groups of images, as openmp:image_parallel, each group running the
+// Winograd forward pass of serial:winograd (backends/cpu_kernels/winograd_forward.hpp) with its own scratch.
+#include <omp.h>
+
+#include "backends/cpu_kernels/omp_threads.hpp"
+#include "backends/cpu_kernels/winograd_forward.hpp"
+#include "common/registry.hpp"
+#include "common/timer.hpp"
+#include "common/variant_table.hpp"
+
+namespace cnn::openmp {
+namespace {
+
+// Groups of winograd::kGroup images a thread takes from the shared queue at a time (dynamic schedule):
+// openmp:image_parallel's 16 images.
+constexpr int kGroupsPerGrab = 16 / winograd::kGroup;
+
+class OpenMpWinogradSession final : public HostSession {
+ public:
+  OpenMpWinogradSession(const Network& net, const RunConfig& config)
+      : net_(net),
+        threads_(omp_team_size(config.threads)),
+        // Progress is reported between parallel loops so that only the calling thread prints.
+        batch_(config.progress ? std::min<std::size_t>(resolve_batch(config, kAllImages), 4096)
+                               : resolve_batch(config, kAllImages)),
+        scratch_(std::size_t(threads_)),
+        progress_(config.progress) {}
+
+  double forward(LayerTimes&) override {
+    StopWatch sw;
+    constexpr std::size_t G = winograd::kGroup;
+    for (std::size_t first = 0; first < n_; first += batch_) {
+      const std::size_t last = std::min(n_, first + batch_);
+      const std::ptrdiff_t groups = std::ptrdiff_t((last - first + G - 1) / G);
+#pragma omp parallel for num_threads(threads_) schedule(dynamic, kGroupsPerGrab)
+      for (std::ptrdiff_t g = 0; g < groups; ++g) {
+        const std::size_t image = first + std::size_t(g) * G, count = std::min(G, last - image);
+        winograd::forward_images(net_, pixels_ + image * kImageBytes, count,
+                                 scratch_[std::size_t(omp_get_thread_num())], probs_.data() + image * kClasses);
+      }
+      if (progress_) progress_(last, n_);
+    }
+    return sw.ms();
+  }
+  std::size_t batch() const override { return batch_; }  // images per parallel loop
+  int threads() const override { return threads_; }
+
+ private:
+  winograd::PackedNetwork net_;
+  int threads_;
+  std::size_t batch_;
+  std::vector<winograd::Scratch> scratch_;
+  std::function<void(std::size_t, std::size_t)> progress_;
+};
+
+const VariantRegistration kWinograd{"openmp", 3, open_session<OpenMpWinogradSession>,
+    {"winograd", "threads over groups of images, each through serial:winograd's kernel", false}};
+
+}  // namespace
+}  // namespace cnn::openmp
