@@ -22,7 +22,7 @@ class ImageBlocksSession final : public HostSession {
   ImageBlocksSession(const Network& net, const RunConfig& config)
       : net_(net),
         threads_(resolve_threads(config)),
-        block_(config.batch > 0 ? config.batch : kBlock),
+        block_(resolve_batch(config, kBlock)),
         progress_(config.progress) {}
 
   double forward(LayerTimes&) override {

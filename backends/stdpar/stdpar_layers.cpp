@@ -64,7 +64,7 @@ class LayersSession final : public HostSession {
       }
       float* probs = probs_.data() + first * kClasses;
       parallel(9, n, [&](int i) { thesis::fc_forward(pool_out_[2][i], fc_w_, fc_bias_, probs + i * kClasses); });
-      parallel(10, n, [&](int i) { thesis::softmax_forward(probs + i * kClasses); });
+      parallel(10, n, [&](int i) { softmax_fp32(probs + i * kClasses); });
       if (progress_) progress_(first + n, n_);
     }
     for (std::size_t l = 0; l < kLayers.size(); ++l) layers.emplace_back(std::string(kLayers[l].name), t[l]);
