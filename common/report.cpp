@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "common/build_info.hpp"
+#include "common/energy.hpp"
 #include "common/system_info.hpp"
 
 namespace cnn {
@@ -73,6 +74,13 @@ json run_to_json(const RunRecord& r) {
   for (const auto& [k, val] : r.device_info) dev[k] = val;
   j["device_info"] = dev;
   j["memory_bytes"] = {{"host_peak", r.peak_host_memory_bytes}, {"device_peak", r.peak_device_memory_bytes}};
+  if (r.energy_j) {
+    const double images = double(r.images) * double(r.energy_passes);
+    j["energy"] = {{"source", r.energy_source}, {"joules", *r.energy_j}, {"passes", r.energy_passes},
+                   {"images_per_j", *r.energy_j > 0 ? images / *r.energy_j : 0.0}};
+  } else {
+    j["energy"] = {{"source", r.energy_source}, {"unavailable", r.energy_why_not}};
+  }
   j["machine_load"] = {{"load_avg_1min_start", r.load_start.load_avg_1min},
                        {"load_avg_1min_end", r.load_end.load_avg_1min},
                        {"other_runnable_start", r.load_start.other_runnable},
@@ -104,6 +112,8 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["weights"] = meta.weights;
   m["flops_per_image"] = kFlopsPerImage;
   m["reference_ms"] = meta.reference_ms;
+  const EnergyCounter cpu_energy = EnergyCounter::cpu();  // GPU runs say their source in their own record
+  m["energy"] = {{"cpu", cpu_energy.available() ? "rapl" : cpu_energy.why_not()}};
   // The GPU facts of the runs that used one (device_info), the first run to name a fact giving it.
   json gpu = json::object();
   for (const RunRecord& r : runs)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -29,6 +30,10 @@ struct RunRecord {
   std::vector<std::pair<std::string, std::string>> device_info;
   std::size_t peak_host_memory_bytes = 0, peak_device_memory_bytes = 0;
   MachineLoad load_start, load_end;  // how busy the machine was around the run
+  // Energy of `energy_passes` timed passes, from `energy_source`; energy_why_not says why there is none.
+  std::optional<double> energy_j;
+  std::size_t energy_passes = 0;
+  std::string energy_source, energy_why_not;
 
   double forward_median_ms() const;
   double forward_min_ms() const;  // 0 without samples

@@ -13,6 +13,7 @@
 #include "common/atomic_file.hpp"
 #include "common/build_info.hpp"
 #include "common/dataset.hpp"
+#include "common/energy.hpp"
 #include "common/errors.hpp"
 #include "common/reference.hpp"
 #include "common/report.hpp"
@@ -202,6 +203,12 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
       layers = scratch;
     }
   }
+  // Energy over the timed passes only (a slow first pass kept as the sample is outside it: see below).
+  const EnergyCounter energy = session->on_device() ? EnergyCounter::gpu() : EnergyCounter::cpu();
+  r.energy_source = energy.source();
+  r.energy_why_not = energy.why_not();
+  const std::size_t samples_before = samples.size();
+  const std::optional<double> energy_start = energy.joules();
   const int max_samples = opt.repeat > 0 ? opt.repeat : 5;
   while (int(samples.size()) < max_samples && (opt.repeat > 0 || samples.empty() || spent < 1000.0)) {
     scratch.clear();
@@ -213,6 +220,14 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
     } else {
       for (std::size_t i = 0; i < layers.size() && i < scratch.size(); ++i) layers[i].second += scratch[i].second;
     }
+  }
+  const std::optional<double> energy_end = energy.joules();
+  const std::size_t energy_passes = samples.size() - samples_before;
+  if (energy_passes > 0 && energy_start && energy_end && *energy_end >= *energy_start) {
+    r.energy_j = *energy_end - *energy_start;
+    r.energy_passes = energy_passes;
+  } else if (r.energy_why_not.empty()) {
+    r.energy_why_not = energy_passes ? "the counter could not be read" : "no timed pass after the first";
   }
   const double n_layer_samples = double(samples.size());
   for (auto& [name, ms] : layers) ms /= n_layer_samples;

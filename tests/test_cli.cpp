@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/energy.hpp"
 #include "common/system_info.hpp"
 #include "common/variant_table.hpp"
 #include "suite/runner.hpp"
@@ -441,6 +442,32 @@ TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
   active.env = {"OMP_WAIT_POLICY=ACTIVE"};
   ASSERT_EQ(run_suite(args, active).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "ACTIVE");
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// Every run says how much energy its timed passes took, or why it cannot (RAPL unreadable, no NVML).
+TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
+  TempDir dir;
+  ASSERT_EQ(run_in_process({"--backend", "serial:opt", "--images", "4", "--repeat", "2", "--warmup", "0",
+                            "--output", (dir / "r.json").string(), "--quiet"}).code, 0);
+  const json j = read_json(dir / "r.json");
+  const json& e = j["runs"][0]["energy"];
+  EXPECT_EQ(e["source"], "rapl");
+  const EnergyCounter rapl = EnergyCounter::cpu();
+  if (rapl.available()) {
+    EXPECT_GE(e["joules"].get<double>(), 0.0);
+    EXPECT_EQ(e["passes"], 2);
+    EXPECT_EQ(j["meta"]["energy"]["cpu"], "rapl");
+  } else {
+    EXPECT_EQ(e["unavailable"], rapl.why_not());
+    EXPECT_EQ(j["meta"]["energy"]["cpu"], rapl.why_not());
+    EXPECT_NE(rapl.why_not().find("RAPL not readable"), std::string::npos);
+  }
 }
 
 }  // namespace
