@@ -325,8 +325,7 @@ class FusedMmaSession final : public DeviceSession {
 
  protected:
   void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
-    const std::size_t groups = (n + kGroup - 1) / kGroup;
-    const int blocks = int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms_))));
+    const int blocks = persistent_blocks(n, kGroup, sms_);
     fused_mma_kernel<A><<<blocks, kThreads, Layout<A>::kSharedBytes, s>>>(images, fragments_, wfc_, bfc_, probs,
                                                                           int(n));
   }

@@ -4,6 +4,9 @@
 // FC + softmax.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
+
 #include "backends/cuda/cuda_kernels.cuh"
 
 namespace cnn::cuda {
@@ -107,6 +110,13 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
     for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
     out[lane] = mine;
   }
+}
+
+// Blocks of a persistent kernel (one per SM) over `n` images taken `group` at a time: one per SM, no more
+// than there are groups. (SM count read once: cudaDevAttrMultiProcessorCount.)
+inline int persistent_blocks(std::size_t n, int group, int sms) {
+  const std::size_t groups = (n + std::size_t(group) - 1) / std::size_t(group);
+  return int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms))));
 }
 
 }  // namespace cnn::cuda

@@ -239,8 +239,7 @@ class CudaFusedPersistentSession final : public DeviceSession {
 
  protected:
   void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
-    const std::size_t groups = (n + kGroup - 1) / kGroup;
-    const int blocks = int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms_))));
+    const int blocks = persistent_blocks(n, kGroup, sms_);
     fused_persistent_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, w1_, w2_, w3_, wfc_, bfc_, probs, int(n));
   }
 
