@@ -66,7 +66,10 @@ function(suite_generate_registry)
     if(name IN_LIST built)
       string(APPEND entries "      {\"${name}\", \"\"},\n")
       # Whole archive: nothing references a variant file's registration, so a plain static link would drop it.
-      list(APPEND libs "$<LINK_LIBRARY:WHOLE_ARCHIVE,backend_${name}>")
+      # The archive goes inside the one -Wl flag (not CMake's $<LINK_LIBRARY:WHOLE_ARCHIVE,...>, which brackets
+      # it with two flags): Kokkos' nvcc_wrapper moves archives away from the flags around them. The plain
+      # item after it carries the backend's own dependencies and the build order.
+      list(APPEND libs "-Wl,--whole-archive,$<TARGET_FILE:backend_${name}>,--no-whole-archive" backend_${name})
     else()
       get_property(reason GLOBAL PROPERTY SUITE_REASON_${name})
       if(NOT reason)

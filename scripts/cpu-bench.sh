@@ -13,6 +13,11 @@ all=$(nproc)
 py=/usr/bin/python3
 scripts/install-deps.sh core extra/peer  # Debian's python3-torch for the peer
 run() { echo "+ $*" >&2; "$@"; }
+# The peer sweeps batch sizes (and eager vs TorchScript-frozen) at every image count; at 50000 images the
+# sweep takes minutes a thread count, so PEER_BATCH_50000_T1 / PEER_BATCH_50000_TALL (e.g. 64 / 512) run the
+# batch an earlier sweep chose on 1 thread / on all cores (still eager vs frozen).
+peer_batch_t1=${PEER_BATCH_50000_T1:-sweep}
+peer_batch_tall=${PEER_BATCH_50000_TALL:-sweep}
 
 # The peak as the median of 5 (one measurement can land on a slow moment of a shared machine).
 run "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
@@ -21,13 +26,14 @@ run "$build/bin/layer_bench" --benchmark_min_time=0.2 --benchmark_out="$out/laye
 
 # Ours and the peer alternate, so that both see the same machine state.
 for threads in 1 "$all"; do
-  run "$build/bin/suite" --backend serial,openmp --images 1200 --threads "$threads" --repeat 10 --quiet \
+  run "$build/bin/suite" --backend serial,openmp,stdpar,onednn --images 1200 --threads "$threads" --repeat 10 --quiet \
       --output "$out/suite-1200-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 1200 --threads "$threads" --repeat 10 \
       --output "$out/pytorch-1200-t$threads.json"
-  run "$build/bin/suite" --backend serial:opt,serial:winograd,openmp:image_parallel,openmp:winograd --images 50000 --threads "$threads" --repeat 5 --quiet \
+  run "$build/bin/suite" --backend serial:opt,serial:winograd,openmp:image_parallel,openmp:winograd,stdpar:image_blocks,onednn \
+      --images 50000 --threads "$threads" --repeat 5 --quiet \
       --output "$out/suite-50000-t$threads.json"
-  run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 \
+  run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 --batch "$([ "$threads" = 1 ] && echo "$peer_batch_t1" || echo "$peer_batch_tall")" \
       --output "$out/pytorch-50000-t$threads.json"
 done
 # Kokkos on its OpenMP space beside openmp:image_parallel, in one process (a build against scripts/build-kokkos.sh's
