@@ -223,11 +223,14 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   }
   const std::optional<double> energy_end = energy.joules();
   const std::size_t energy_passes = samples.size() - samples_before;
-  if (energy_passes > 0 && energy_start && energy_end && *energy_end >= *energy_start) {
+  if (energy_passes > 0 && energy_start && energy_end && *energy_end > *energy_start) {
     r.energy_j = *energy_end - *energy_start;
     r.energy_passes = energy_passes;
   } else if (r.energy_why_not.empty()) {
-    r.energy_why_not = energy_passes ? "the counter could not be read" : "no timed pass after the first";
+    r.energy_why_not = !energy_passes                 ? "no timed pass after the first"
+                       : !energy_start || !energy_end ? "the counter could not be read"
+                                                      : "the counter did not move during the timed passes (too short for "
+                                                        "its update interval)";
   }
   const double n_layer_samples = double(samples.size());
   for (auto& [name, ms] : layers) ms /= n_layer_samples;
