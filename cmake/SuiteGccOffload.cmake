@@ -46,9 +46,11 @@ function(suite_gcc_offload_target target model_flag has_nvptx)
     # The offload compiler's libm, for expf. -no-pie for programs: GCC 12's offload table
     # (crtoffloadtable.o) is not position independent, so a PIE linking it needs text relocations
     # ("relocation against '__offload_funcs_end'", "DT_TEXTREL in a PIE").
+    # A shared library cannot avoid them: -z notext says the text relocations are intended (the loader
+    # patches that one table's page at load time; nothing else in the library is affected).
     set(no_pie -no-pie)
     if(ARG_LINK_PRIVATE)
-      set(no_pie "")
+      set(no_pie LINKER:-z,notext)
     endif()
     target_link_options(${target} ${link} ${model_flag} ${offload_flags} -foffload-options=nvptx-none=-lm ${no_pie})
     target_compile_definitions(${target} PRIVATE ${ARG_DEFINE}="nvptx-none -misa=${ARG_ISA}")
