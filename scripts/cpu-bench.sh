@@ -12,6 +12,7 @@ mkdir -p "$out"
 all=$(nproc)
 py=/usr/bin/python3
 scripts/install-deps.sh core extra/peer  # Debian's python3-torch for the peer
+cmake --build "$build" -j"$all" --target suite layer_bench fma_peak
 run() { echo "+ $*" >&2; "$@"; }
 # The peer sweeps batch sizes (and eager vs TorchScript-frozen) at every image count; at 50000 images the
 # sweep takes minutes a thread count, so PEER_BATCH_50000_T1 / PEER_BATCH_50000_TALL (e.g. 64 / 512) run the
