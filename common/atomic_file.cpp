@@ -26,8 +26,6 @@ std::atomic<bool> g_has_pending{false};
   throw SuiteError(kExitOther, display(path) + ": " + what);
 }
 
-fs::path directory_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
-
 // A short name that does not depend on the target's: a 250-character report name still leaves room.
 std::string temporary_template(const fs::path& dir) { return (dir / ".suite-XXXXXX.tmp").string(); }
 
@@ -63,8 +61,6 @@ int write_all(int fd, const std::string& content) {
   return 0;
 }
 
-bool is_standard_output(const fs::path& path) { return path == "-" || path == "/dev/stdout"; }
-
 // Links the finished temporary file to `path`, or to "<stem>-N<ext>" when that exists: never replaces.
 fs::path link_without_clobbering(const fs::path& path) {
   for (int n = 1; n < 10000; ++n) {
@@ -78,6 +74,10 @@ fs::path link_without_clobbering(const fs::path& path) {
 }
 
 }  // namespace
+
+bool is_standard_output(const fs::path& path) { return path == "-" || path == "/dev/stdout"; }
+
+fs::path directory_of(const fs::path& path) { return path.has_parent_path() ? path.parent_path() : fs::path("."); }
 
 void remove_pending_temporaries() {
   if (g_has_pending.exchange(false)) ::unlink(g_pending);

@@ -26,6 +26,11 @@ void write_npy(const std::filesystem::path& path, const float* data, std::size_t
 // works, else the errno (access(W_OK) says yes to root even on a read-only mount; this does not).
 int probe_temporary_in(const std::filesystem::path& dir);
 
+// "-" and "/dev/stdout" name standard output; they are written to, never replaced.
+bool is_standard_output(const std::filesystem::path& path);
+// The folder a file goes to ("." for a bare name).
+std::filesystem::path directory_of(const std::filesystem::path& path);
+
 // Removes a temporary file still being written (async-signal-safe: called from signal handlers).
 void remove_pending_temporaries();
 

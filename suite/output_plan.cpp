@@ -33,13 +33,9 @@ std::optional<struct stat> stat_of(const fs::path& p) {
 
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
-bool is_standard_output(const fs::path& p) { return p == "-" || p == "/dev/stdout"; }
-
 const char* kind_of(mode_t mode) {
   return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : S_ISBLK(mode) ? "a block device" : "not a regular file";
 }
-
-fs::path directory_of(const fs::path& p) { return p.has_parent_path() ? p.parent_path() : fs::path("."); }
 
 // The nearest existing ancestor of a folder the suite will create (results/local/ of the default name).
 void check_creatable(const fs::path& report, const fs::path& dir) {

@@ -40,11 +40,6 @@ Result run_in_process(const std::vector<std::string>& args) {
   return {code, ::testing::internal::GetCapturedStderr()};
 }
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 bool is_report(const fs::path& p) {
   try {
     return json::parse(slurp(p)).contains("runs");

@@ -52,14 +52,12 @@ const std::vector<double>& reference_first(std::size_t n) {
   return it->second;
 }
 
-namespace {
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
   std::ostringstream ss;
   ss << in.rdbuf();
   return ss.str();
 }
-}  // namespace
 
 CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
 

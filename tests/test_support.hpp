@@ -53,5 +53,6 @@ struct TempDir {
 };
 
 void write_bytes(const std::filesystem::path& file, const std::string& bytes);
+std::string slurp(const std::filesystem::path& file);  // the whole file ("" when it cannot be read)
 
 }  // namespace cnn::test
