@@ -22,10 +22,10 @@ void fc_layer(const float* in, int n, const float* w, const float* b, float* out
 void softmax_layer(float* a, int n);
 
 // Fused: conv + ReLU + 2x2 max pool in one region, each iteration computing the four conv outputs under
-// one pooled pixel for kFilterGroup filters from a 6x6 input patch in registers (openacc:flat's step);
-// FC + softmax in one region, an image per iteration. `parallel for simd` over one flat loop: GCC maps
-// OpenMP threads to warps and only (uncollapsed) simd loops to the 32 lanes of a warp.
-inline constexpr int kFilterGroup = 4;
+// one pooled pixel for all of the layer's filters from a 6x6 input patch read a row at a time (openacc:flat's
+// step, which takes 4 filters per iteration); FC + softmax in one region, an image per iteration.
+// `parallel for simd` over one flat loop: GCC maps OpenMP threads to warps and only (uncollapsed) simd
+// loops to the 32 lanes of a warp.
 void conv_relu_pool(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
 void conv_relu_pool(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
 void fc_softmax(const float* in, int n, const float* w, const float* b, float* probs);

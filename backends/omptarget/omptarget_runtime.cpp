@@ -1,6 +1,7 @@
 #include "backends/omptarget/omptarget_runtime.hpp"
 
 #include <omp.h>
+#include <openacc.h>
 
 #include <cstdlib>
 
@@ -19,6 +20,13 @@ RuntimeFacts query() {
   // Without libgomp's nvptx plugin (or without libcuda / a GPU) there is no device and target regions
   // run on the host; OMP_TARGET_OFFLOAD=DISABLED forces that.
   f.devices = omp_get_num_devices();
+  // libgomp lets OpenMP use a device that its OpenACC runtime initialised, but aborts the program
+  // ("libgomp: device already active") when OpenACC comes to a device OpenMP initialised first, as in
+  // `--backend omptarget,openacc`. So the device is initialised through OpenACC's door, whether or not this
+  // program has OpenACC code: acc_set_device_num (unlike acc_init) initialises only a device nobody has yet,
+  // and the OpenACC runtime then takes it as its own. -1 and acc_device_default: ACC_DEVICE_NUM and
+  // ACC_DEVICE_TYPE as the user set them.
+  if (built_with_offload && f.devices > 0) acc_set_device_num(-1, acc_device_default);
   int ran_on_host = 1;
 #pragma omp target map(from : ran_on_host)
   ran_on_host = omp_is_initial_device();
