@@ -93,9 +93,12 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["suite_version"] = build_info::version;
   m["git_commit"] = build_info::git_commit();
   m["git_dirty"] = build_info::git_dirty();
+  json backend_flags = json::object();
+  for (const auto& [folder, flags] : build_info::backend_flags()) backend_flags[folder] = flags;
   m["compiler"] = {{"id", build_info::compiler_id},
                    {"version", build_info::compiler_version},
-                   {"flags", build_info::compiler_flags}};
+                   {"flags", build_info::compiler_flags},
+                   {"backend_flags", backend_flags}};
   m["build_type"] = build_info::build_type;
   m["host"] = host_name();
   m["cpu_model"] = cpu_model();

@@ -238,6 +238,25 @@ TEST(Cli, CyclesImagesAndRecordsHowManyWereDistinct) {
   EXPECT_EQ(head.back(), '\n');
 }
 
+// The report records the flags each backend folder was compiled with, from compile_commands.json: the
+// OpenMP backend's -fopenmp and the CPU kernels' -march (neither is in CMAKE_CXX_FLAGS).
+TEST(Cli, ReportRecordsEachBackendsCompilerFlags) {
+  TempDir dir;
+  const Result r = run_in_process(
+      {"--backend", "serial:naive", "--images", "2", "--output", (dir / "r.json").string(), "--quiet"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto flags = read_ordered_json(dir / "r.json")["meta"]["compiler"]["backend_flags"];
+  ASSERT_TRUE(flags.contains("serial")) << flags.dump();
+  EXPECT_NE(flags["serial"].get<std::string>().find("-std=c++20"), std::string::npos) << flags["serial"];
+  EXPECT_EQ(flags["serial"].get<std::string>().find("-fopenmp"), std::string::npos) << flags["serial"];
+  if (flags.contains("openmp"))
+    EXPECT_NE(flags["openmp"].get<std::string>().find("-fopenmp"), std::string::npos) << flags["openmp"];
+  ASSERT_TRUE(flags.contains("cpu_kernels"));
+  EXPECT_NE(flags["cpu_kernels"].get<std::string>().find("-march="), std::string::npos) << flags["cpu_kernels"];
+  for (const auto& [folder, line] : flags.items())
+    EXPECT_EQ(line.get<std::string>().find(" -I"), std::string::npos) << folder << ": include paths left in";
+}
+
 TEST(Cli, ReportHasTheDocumentedSchema) {
   TempDir dir;
   const Result r = run_in_process(
