@@ -138,7 +138,8 @@ def _history_section(results_dir, charts_dir):
     lines = ["## History over commits", "",
              f"`history/store.jsonl`: {len(entries)} report(s) over {len(commits)} commit(s) "
              f"({len(series_list)} series). The dashboard, one file that works offline: "
-             "[history/dashboard.html](history/dashboard.html) (`scripts/history html`); a chart per "
+             "[history/dashboard.html](history/dashboard.html), written next to the store by "
+             "`scripts/make-results-readme` or `scripts/history html` (a view of the store, so not committed); a chart per "
              "benchmark with the step changes marked: `scripts/history plot --out DIR`.", ""]
     shot = results_dir / "history" / "dashboard.png"
     if shot.is_file():  # made by `scripts/history html --screenshot` (needs chromium), not here
