@@ -290,12 +290,6 @@ def cascade_chart(res, path):
 def draw_portability(groups, out_dir):
     """The cascade plots of every image count all platforms share; [(kind, path)]."""
     from . import portability
-    plats = portability.platforms(groups)
-    made = []
-    if len(plats) < 2:
-        return made
-    for n in portability.common_image_counts(plats):
-        for kind in portability.KINDS:
-            path = out_dir / f"portability-{kind}-{n}.png"
-            made.append((f"cascade-{kind}-{n}", cascade_chart(portability.compute(plats, n, kind), path)))
-    return made
+    _, cases = portability.results(groups)
+    return [(f"cascade-{kind}-{n}", cascade_chart(res, out_dir / f"portability-{kind}-{n}.png"))
+            for n, kind, res in cases]

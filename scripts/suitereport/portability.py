@@ -121,6 +121,15 @@ def common_image_counts(plats):
     return sorted(counts or [])
 
 
+def results(groups):
+    """(platforms, [(images, kind, compute(...))]) for every image count that all platforms share and every
+    kind of efficiency; no cases with fewer than two platforms (nothing to compare)."""
+    plats = platforms(groups)
+    if len(plats) < 2:
+        return plats, []
+    return plats, [(n, kind, compute(plats, n, kind)) for n in common_image_counts(plats) for kind in KINDS]
+
+
 def cascade(res, model):
     """Sewall et al.: the model's efficiencies sorted high to low, and PP over the first k of them."""
     effs = sorted(((e or 0.0, n) for n, e in res.efficiency[model].items()), reverse=True)

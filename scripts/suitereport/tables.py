@@ -143,32 +143,28 @@ def phases_table(group):
 def portability_tables(groups):
     """Per image count that every platform has, and per kind of efficiency: each model's efficiency on
     each platform and its performance portability PP over all of them (portability.py)."""
-    plats = portability.platforms(groups)
+    plats, cases = portability.results(groups)
     out = []
-    if len(plats) < 2:
-        return out
-    for n in portability.common_image_counts(plats):
-        for kind in portability.KINDS:
-            res = portability.compute(plats, n, kind)
-            cols = ([Column("model")] + [Column(f"{kind[:4]}. eff. {p.name}", "pct", f"eff_{p.name}") for p in plats]
-                    + [Column(f"PP ({kind})", "pct", "pp")])
-            t = Table(title=f"Performance portability, {kind} efficiency, {n} images", columns=cols,
-                      machine="all platforms", key=f"cascade-{kind}-{n}")
-            for m in sorted(res.efficiency, key=lambda m: -res.pp(m)):
-                t.rows.append([m] + [res.efficiency[m].get(p.name) for p in plats] + [res.pp(m)])
-            if kind == "application":
-                t.notes.append("application efficiency: the fastest validated run of any model on the platform "
-                               "/ this model's fastest validated run (its best variant and thread count)")
-            else:
-                t.notes.append("architectural efficiency: this model's best useful GFLOP/s / the platform's "
-                               "measured peak: " + "; ".join(
-                                   f"{p.name} {fmt_rate(p.peak_gflops)} GFLOP/s ({p.peak_source})" if p.peak_gflops
-                                   else f"{p.name}: no peak known" for p in plats) +
-                               "; above 100 %: the peak was measured low (fma_peak on a busy machine)")
-            t.notes.append("PP = number of platforms / sum of 1/efficiency (harmonic mean; Pennycook et al.), "
-                           "0 where the model has no validated run on a platform (– in its column); "
-                           "on a platform with a GPU only GPU runs count")
-            out.append(t)
+    for n, kind, res in cases:
+        cols = ([Column("model")] + [Column(f"{kind[:4]}. eff. {p.name}", "pct", f"eff_{p.name}") for p in plats]
+                + [Column(f"PP ({kind})", "pct", "pp")])
+        t = Table(title=f"Performance portability, {kind} efficiency, {n} images", columns=cols,
+                  machine="all platforms", key=f"cascade-{kind}-{n}")
+        for m in sorted(res.efficiency, key=lambda m: -res.pp(m)):
+            t.rows.append([m] + [res.efficiency[m].get(p.name) for p in plats] + [res.pp(m)])
+        if kind == "application":
+            t.notes.append("application efficiency: the fastest validated run of any model on the platform "
+                           "/ this model's fastest validated run (its best variant and thread count)")
+        else:
+            t.notes.append("architectural efficiency: this model's best useful GFLOP/s / the platform's "
+                           "measured peak: " + "; ".join(
+                               f"{p.name} {fmt_rate(p.peak_gflops)} GFLOP/s ({p.peak_source})" if p.peak_gflops
+                               else f"{p.name}: no peak known" for p in plats) +
+                           "; above 100 %: the peak was measured low (fma_peak on a busy machine)")
+        t.notes.append("PP = number of platforms / sum of 1/efficiency (harmonic mean; Pennycook et al.), "
+                       "0 where the model has no validated run on a platform (– in its column); "
+                       "on a platform with a GPU only GPU runs count")
+        out.append(t)
     return out
 
 
