@@ -119,20 +119,20 @@ GbenchMachine this_machine() {
 }
 
 ordered_json to_gbench(const std::vector<RunRecord>& runs, const GbenchMachine& machine) {
-  ordered_json ctx;
-  ctx["date"] = machine.date;
-  ctx["host_name"] = machine.host_name;
-  ctx["executable"] = machine.executable;
-  ctx["num_cpus"] = machine.num_cpus;
-  ctx["mhz_per_cpu"] = machine.mhz_per_cpu;
-  ctx["cpu_scaling_enabled"] = machine.cpu_scaling_enabled;
-  ctx["caches"] = ordered_json::array();
+  ordered_json caches = ordered_json::array();
   for (const GbenchCache& c : machine.caches)
-    ctx["caches"].push_back({{"type", c.type}, {"level", c.level}, {"size", c.size}, {"num_sharing", c.num_sharing}});
-  ctx["load_avg"] = machine.load_avg;
-  ctx["library_version"] = std::string("cnn-suite v") + build_info::version;
-  ctx["library_build_type"] = machine.library_build_type;
-  ctx["json_schema_version"] = 1;
+    caches.push_back({{"type", c.type}, {"level", c.level}, {"size", c.size}, {"num_sharing", c.num_sharing}});
+  ordered_json ctx = {{"date", machine.date},
+                      {"host_name", machine.host_name},
+                      {"executable", machine.executable},
+                      {"num_cpus", machine.num_cpus},
+                      {"mhz_per_cpu", machine.mhz_per_cpu},
+                      {"cpu_scaling_enabled", machine.cpu_scaling_enabled},
+                      {"caches", caches},
+                      {"load_avg", machine.load_avg},
+                      {"library_version", std::string("cnn-suite v") + build_info::version},
+                      {"library_build_type", machine.library_build_type},
+                      {"json_schema_version", 1}};
   // Custom context, as benchmark::AddCustomContext would add it: strings only.
   ctx["suite_version"] = build_info::version;
   ctx["git_commit"] = build_info::git_commit();

@@ -24,6 +24,12 @@
 
 namespace cnn::test {
 namespace {
+
+bool backend_built(const std::string& name) {
+  for (const auto& e : all_backends())
+    if (e.name == name) return bool(e.make);
+  return false;
+}
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -419,24 +425,15 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
       << slurp(dir / "stderr");
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // ---- 15: the report records the threads that ran
 
 TEST(NothingLost, ThreadCountsAreWhatRan) {
-  bool have_openmp = false;
-  for (const auto& e : all_backends()) have_openmp |= e.name == "openmp" && bool(e.make);
-  if (!have_openmp) GTEST_SKIP() << "no OpenMP backend built";
+  if (!backend_built("openmp")) GTEST_SKIP() << "no OpenMP backend built";
   TempDir dir;
-  Launch limited;
-  limited.env = {"OMP_THREAD_LIMIT=1"};
-  const CliResult r = run_suite({"--backend", "openmp,serial:opt", "--images", "3", "--repeat", "1", "--warmup",
-                                 "0", "--threads", "8", "--quiet", "--output", (dir / "r.json").string()},
-                                limited);
+  const CliResult r = run_suite_with_env({"--backend", "openmp,serial:opt", "--images", "3", "--repeat", "1",
+                                          "--warmup", "0", "--threads", "8", "--quiet", "--output",
+                                          (dir / "r.json").string()},
+                                         {"OMP_THREAD_LIMIT=1"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json j = json::parse(slurp(dir / "r.json"));
   for (const auto& run : j["runs"]) EXPECT_EQ(run["threads"], 1) << run["backend"] << ":" << run["variant"];
@@ -444,26 +441,18 @@ TEST(NothingLost, ThreadCountsAreWhatRan) {
   EXPECT_EQ(j["meta"]["threads_requested"], 8);
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 TEST(NothingLost, ABadKokkosEnvironmentIsRefusedBeforeAnyRun) {
-  bool have_kokkos = false;
-  for (const auto& e : all_backends()) have_kokkos |= e.name == "kokkos" && bool(e.make);
-  if (!have_kokkos) GTEST_SKIP() << "no Kokkos backend built";
+  if (!backend_built("kokkos")) GTEST_SKIP() << "no Kokkos backend built";
   TempDir dir;
-  Launch bad;
-  bad.env = {"KOKKOS_NUM_THREADS=abc"};
-  CliResult r = run_suite({"--backend", "serial:opt,kokkos", "--images", "3", "--quiet", "--output",
-                           (dir / "r.json").string()}, bad);
+  CliResult r = run_suite_with_env({"--backend", "serial:opt,kokkos", "--images", "3", "--quiet", "--output",
+                                    (dir / "r.json").string()},
+                                   {"KOKKOS_NUM_THREADS=abc"});
   EXPECT_EQ(r.exit_code, 4);
   EXPECT_EQ(r.err, "suite: error: --backend 'kokkos': cannot run here: KOKKOS_NUM_THREADS='abc' is not a "
                    "non-negative integer\n");
   EXPECT_FALSE(fs::exists(dir / "r.json")) << "refused before serial:opt ran";
-  r = run_suite({"--backend", "all", "--images", "3", "--output", (dir / "r.json").string()}, bad);
+  r = run_suite_with_env({"--backend", "all", "--images", "3", "--output", (dir / "r.json").string()},
+                         {"KOKKOS_NUM_THREADS=abc"});
   EXPECT_NE(r.err.find("suite: note: skipping kokkos: KOKKOS_NUM_THREADS='abc'"), std::string::npos) << r.err;
 }
 

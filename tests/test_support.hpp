@@ -34,6 +34,12 @@ struct Launch {
   bool as_nobody = false;                       // drop root (uid/gid 65534) when running as root
 };
 CliResult run_suite(const std::vector<std::string>& args, const Launch& how);
+// run_suite with only environment additions ("NAME=value").
+inline CliResult run_suite_with_env(const std::vector<std::string>& args, std::vector<std::string> env) {
+  Launch how;
+  how.env = std::move(env);
+  return run_suite(args, how);
+}
 
 // Starts serial:naive on `images` images (4000 take about 15 s) with its report in a fresh folder, sends
 // `sig` after `after_ms`, and returns how it ended, its stderr, and the files it left beside that.

@@ -36,6 +36,7 @@ __host__ __device__ inline std::uint32_t split_f16(float x) {
 // 2t + 9 (t = lane % 4), as the low and high halves of two registers; position kappa is in group
 // 2 (kappa / 8) + kappa % 2, so each of a lane's four K positions has its own offset.
 struct Fp16x3 {
+  static constexpr const char* kLabel = "cuda:fused_fp16x3";
   static constexpr int kStepK = 16, kGroups = 4, kFragWords = 4;
   using Frag = uint4;    // b0 hi, b1 hi, b0 lo, b1 lo
   using Offsets = int4;  // a lane's offsets of K positions 2t, 2t + 1, 2t + 8, 2t + 9
@@ -96,11 +97,7 @@ struct Fp16x3 {
   }
 };
 
-std::unique_ptr<Session> open_fused_fp16x3(const Network& net, const RunConfig& config) {
-  return std::make_unique<fused_mma::FusedMmaSession<Fp16x3>>("cuda:fused_fp16x3", net, config);
-}
-
-const VariantRegistration kFp16x3{"cuda", 6, open_fused_fp16x3,
+const VariantRegistration kFp16x3{"cuda", 6, open_session<fused_mma::FusedMmaSession<Fp16x3>>,
     {"fused_fp16x3", "as fused_tf32x3 with FP16 tiles (m16n8k16, twice the TF32 rate), 3 passes of hi/lo "
                            "halves, activations and weights stored split: FP32 accuracy", false}};
 

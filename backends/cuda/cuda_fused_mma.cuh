@@ -301,8 +301,8 @@ void append_fragments(std::vector<std::uint32_t>& out, const std::vector<float>&
 template <class A>
 class FusedMmaSession final : public DeviceSession {
  public:
-  FusedMmaSession(const char* label, const Network& net, const RunConfig& config)
-      : DeviceSession(label, config, 1 << 20) {
+  // A::kLabel: the variant's name in error messages.
+  FusedMmaSession(const Network& net, const RunConfig& config) : DeviceSession(A::kLabel, config, 1 << 20) {
     using Lay = Layout<A>;
     check(cudaMemcpyToSymbol(c_b1, net.conv1.bias.data(), sizeof(c_b1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_b2, net.conv2.bias.data(), sizeof(c_b2)), "conv2 bias");

@@ -30,6 +30,7 @@ __device__ __forceinline__ void mma_tf32(float (&c)[4], const std::uint32_t (&a)
 // The Arith policy of fused_mma.cuh. K step of 8: position kappa = 4 group + lane % 4 (the m16n8k8 A and B
 // fragments hold K positions lane % 4 and lane % 4 + 4).
 struct Tf32x3 {
+  static constexpr const char* kLabel = "cuda:fused_tf32x3";
   static constexpr int kStepK = 8, kGroups = 2, kFragWords = 2;
   using Frag = float2;   // a lane's weights of K positions lane % 4 and lane % 4 + 4
   using Offsets = int2;  // a lane's offsets of the same
@@ -96,11 +97,7 @@ struct Tf32x3 {
   }
 };
 
-std::unique_ptr<Session> open_fused_tf32x3(const Network& net, const RunConfig& config) {
-  return std::make_unique<fused_mma::FusedMmaSession<Tf32x3>>("cuda:fused_tf32x3", net, config);
-}
-
-const VariantRegistration kTf32x3{"cuda", 5, open_fused_tf32x3,
+const VariantRegistration kTf32x3{"cuda", 5, open_session<fused_mma::FusedMmaSession<Tf32x3>>,
     {"fused_tf32x3", "the whole network in one kernel like fused_persistent, the convolutions as implicit GEMMs on "
                            "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)", false}};
 

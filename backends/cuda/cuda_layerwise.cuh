@@ -52,8 +52,8 @@ struct DeviceConv {
 template <typename ConvStep>
 class CudaLayerwiseSession final : public DeviceSession {
  public:
-  CudaLayerwiseSession(const char* label, const Network& net, const RunConfig& config)
-      : DeviceSession(label, config, 4096) {
+  // ConvStep::kLabel: the variant's name in error messages.
+  CudaLayerwiseSession(const Network& net, const RunConfig& config) : DeviceSession(ConvStep::kLabel, config, 4096) {
     conv_step_.setup(net, *this);
     fc_ = {to_device(net.fc.weights), to_device(net.fc.bias)};
     // Two ping-pong buffers, each big enough for the largest activation of a chunk (conv1's output).

@@ -28,6 +28,7 @@ __global__ void conv_kernel(const float* in, const float* w, const float* bias, 
 using layerwise::DeviceConv;
 
 struct NaiveConv {
+  static constexpr const char* kLabel = "cuda:naive";
   DeviceConv conv[3];
   template <typename Session>
   void setup(const Network& net, Session& session) {
@@ -41,11 +42,7 @@ struct NaiveConv {
   }
 };
 
-std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<layerwise::CudaLayerwiseSession<NaiveConv>>("cuda:naive", net, config);
-}
-
-const VariantRegistration kNaive{"cuda", 1, open_naive,
+const VariantRegistration kNaive{"cuda", 1, open_session<layerwise::CudaLayerwiseSession<NaiveConv>>,
     {"naive", "one thread per output value, layer by layer, global memory (the direct port)", true}};
 
 }  // namespace

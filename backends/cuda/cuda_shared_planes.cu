@@ -59,6 +59,7 @@ __global__ void conv_shared_planes(const float* __restrict__ in, const float* __
 }
 
 struct SharedPlanesConv {
+  static constexpr const char* kLabel = "cuda:shared_planes";
   const float* w[3];
   const float* b[3];
   template <typename Session>
@@ -83,11 +84,7 @@ struct SharedPlanesConv {
   }
 };
 
-std::unique_ptr<Session> open_shared_planes(const Network& net, const RunConfig& config) {
-  return std::make_unique<layerwise::CudaLayerwiseSession<SharedPlanesConv>>("cuda:shared_planes", net, config);
-}
-
-const VariantRegistration kSharedPlanes{"cuda", 2, open_shared_planes,
+const VariantRegistration kSharedPlanes{"cuda", 2, open_session<layerwise::CudaLayerwiseSession<SharedPlanesConv>>,
     {"shared_planes", "layer by layer; input planes staged in shared memory, conv1/conv2 weights in constant memory, "
                       "unrolled 5x5 loops, several filters per thread", true}};
 

@@ -55,14 +55,7 @@ class ImageBlocksSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
-}  // namespace
-
-std::unique_ptr<Session> open_image_blocks(const Network& net, const RunConfig& config) {
-  return std::make_unique<ImageBlocksSession>(net, config);
-}
-
-namespace {
-const VariantRegistration kImageBlocks{"stdpar", 2, open_image_blocks,
+const VariantRegistration kImageBlocks{"stdpar", 2, open_session<ImageBlocksSession>,
     {"image_blocks", "std::for_each(par) over blocks of images, each image through serial:opt's kernel", false}};
 }  // namespace
 

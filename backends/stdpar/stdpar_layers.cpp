@@ -84,14 +84,7 @@ class LayersSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
-}  // namespace
-
-std::unique_ptr<Session> open_layers(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayersSession>(net, config);
-}
-
-namespace {
-const VariantRegistration kLayers{"stdpar", 1, open_layers,
+const VariantRegistration kLayers{"stdpar", 1, open_session<LayersSession>,
     {"layers", "the thesis' loops, layer by layer over a chunk of images, std::for_each(par_unseq) over "
                "(image, output map)", true}};
 }  // namespace
