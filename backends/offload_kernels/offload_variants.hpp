@@ -11,6 +11,7 @@
 // Header-only and free of pragmas, templates over the backend's DataDirectives: see offload_session.hpp.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>

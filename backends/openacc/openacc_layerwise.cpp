@@ -14,7 +14,7 @@ namespace cnn::openacc {
 namespace {
 
 // The layer calls of offload::LayerwiseSession, each inside a data region.
-struct CopyPerCall {
+struct DataRegionPerLayer {
   template <typename In>
   void conv(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) const {
     const std::size_t in_len = std::size_t(n) * s.in_channels * s.in_side * s.in_side;
@@ -51,7 +51,7 @@ struct CopyPerCall {
   }
 };
 
-using OpenAccLayerwiseSession = offload::LayerwiseSession<kDirectives, CopyPerCall>;
+using OpenAccLayerwiseSession = offload::LayerwiseSession<kDirectives, DataRegionPerLayer>;
 
 std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
   return std::make_unique<OpenAccLayerwiseSession>(net, config, false);
