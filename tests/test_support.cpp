@@ -26,8 +26,12 @@ std::vector<std::string> backend_folders() {
   for (const auto& dir : fs::directory_iterator(fs::path(SUITE_SOURCE_DIR) / "backends")) {
     std::ifstream in(dir.path() / "CMakeLists.txt");
     const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (text.find("suite_add_backend(") != std::string::npos || text.find("suite_skip_backend(") != std::string::npos)
-      out.push_back(dir.path().filename().string());
+    // suite_gcc_offload_backend() (cmake/SuiteGccOffload.cmake) adds or skips openacc and omptarget.
+    for (const char* call : {"suite_add_backend(", "suite_skip_backend(", "suite_gcc_offload_backend("})
+      if (text.find(call) != std::string::npos) {
+        out.push_back(dir.path().filename().string());
+        break;
+      }
   }
   std::sort(out.begin(), out.end());
   return out;

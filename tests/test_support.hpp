@@ -12,7 +12,8 @@
 namespace cnn::test {
 
 std::filesystem::path data_dir();                 // the embedded data/ folder
-// The backend folders of the source tree (backends/*/ that call suite_add_backend or suite_skip_backend), sorted.
+// The backend folders of the source tree (backends/*/ that call suite_add_backend, suite_skip_backend or
+// suite_gcc_offload_backend), sorted.
 std::vector<std::string> backend_folders();
 const Dataset& training_images();                 // data/cifar10 (4000 images)
 const Network& trained_network();                 // data/convnetjs-cifar10

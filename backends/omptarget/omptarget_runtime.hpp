@@ -1,20 +1,14 @@
 // Where the OpenMP target regions run (GCC's libgomp): an NVIDIA GPU through the nvptx plugin, or the
 // host fallback. Decided once by running a probe region and asking it omp_is_initial_device(), so every
-// session and the availability line say the same thing.
+// session and the availability line say the same thing; the facts are described as openacc's are
+// (backends/offload_kernels/offload_runtime.hpp).
 #pragma once
 
-#include <string>
-#include <utility>
-#include <vector>
+#include "backends/offload_kernels/offload_runtime.hpp"
 
 namespace cnn::omptarget {
 
-struct RuntimeFacts {
-  bool on_gpu = false;  // the probe region ran on a device, not on the host
-  int devices = 0;      // omp_get_num_devices()
-  std::string device;   // the availability line
-  std::vector<std::pair<std::string, std::string>> info;  // for Session::device_info()
-};
+using offload::RuntimeFacts;  // devices: omp_get_num_devices()
 
 const RuntimeFacts& runtime_facts();
 

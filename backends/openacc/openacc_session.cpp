@@ -1,64 +1,37 @@
+// OpenACC's data directives for the shared session (backends/offload_kernels/offload_session.hpp). The
+// arrays are named as bytes: the runtime keys present data by address range, so the compute regions'
+// `present` clauses on the same floats find them.
 #include "backends/openacc/openacc_session.hpp"
 
-#include "common/timer.hpp"
+#include "backends/openacc/openacc_runtime.hpp"
 
 namespace cnn::openacc {
+namespace {
 
-void Weights::load(const Network& net, bool resident) {
-  for (int l = 0; l < 3; ++l) {
-    const ConvLayer& c = net.conv(l);
-    w[l].reset(c.weights.size(), resident, c.weights.data());
-    b[l].reset(c.bias.size(), resident, c.bias.data());
-  }
-  fc_w.reset(net.fc.weights.size(), resident, net.fc.weights.data());
-  fc_b.reset(net.fc.bias.size(), resident, net.fc.bias.data());
+// GCC 12 warns that a local named only in a data clause is unused (the directive is still
+// emitted), hence [[maybe_unused]].
+void copy_in(const void* p, std::size_t bytes) {
+  [[maybe_unused]] const auto* b = static_cast<const unsigned char*>(p);
+#pragma acc enter data copyin(b[0:bytes])
 }
 
-std::size_t Weights::device_bytes() const {
-  std::size_t bytes = fc_w.device_bytes() + fc_b.device_bytes();
-  for (int l = 0; l < 3; ++l) bytes += w[l].device_bytes() + b[l].device_bytes();
-  return bytes;
+void alloc(const void* p, std::size_t bytes) {
+  [[maybe_unused]] const auto* b = static_cast<const unsigned char*>(p);
+#pragma acc enter data create(b[0:bytes])
 }
 
-OpenAccSession::OpenAccSession(const Network& net, const RunConfig& config, bool resident)
-    : resident_(resident), progress_(config.progress) {
-  weights_.load(net, resident_);
+void update_host(void* p, std::size_t bytes) {
+  [[maybe_unused]] auto* b = static_cast<unsigned char*>(p);
+#pragma acc update self(b[0:bytes])
 }
 
-OpenAccSession::~OpenAccSession() { unmap_images(); }
-
-void OpenAccSession::unmap_images() {
-  if (!resident_ || !images_) return;
-  // GCC 12 warns that a local named only in an exit-data clause is unused; the directive is still emitted.
-  [[maybe_unused]] const std::uint8_t* p = images_;
-  const std::size_t bytes = n_ * kImageBytes;
-#pragma acc exit data delete(p[0:bytes])
-  images_ = nullptr;
+void remove(const void* p, std::size_t bytes) {
+  [[maybe_unused]] const auto* b = static_cast<const unsigned char*>(p);
+#pragma acc exit data delete(b[0:bytes])
 }
 
-double OpenAccSession::upload(const std::uint8_t* pixels, std::size_t n) {
-  StopWatch sw;
-  unmap_images();
-  images_ = pixels;
-  n_ = n;
-  if (resident_) {
-    const std::size_t bytes = n * kImageBytes;
-#pragma acc enter data copyin(pixels[0:bytes])
-  }
-  probs_.reset(n * kClasses, resident_);
-  return sw.ms();
-}
+}  // namespace
 
-double OpenAccSession::download(float* probs) {
-  StopWatch sw;
-  probs_.update_host();
-  std::copy(probs_.data(), probs_.data() + probs_.size(), probs);
-  return sw.ms();
-}
-
-std::size_t OpenAccSession::device_memory_bytes() const {
-  if (!on_device()) return 0;
-  return weights_.device_bytes() + probs_.device_bytes() + n_ * kImageBytes + activation_device_bytes();
-}
+const offload::DataDirectives kDirectives{copy_in, alloc, update_host, remove, runtime_facts};
 
 }  // namespace cnn::openacc
