@@ -178,16 +178,79 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const floa
   }
 }
 
-// One conv layer + ReLU + pool on the team's kL images.
+// The element-wise stage of one tile on its own, for many channels: M[e][f][lane] = sum_c U[e][c][f] V[e][c][lane],
+// FB filters' accumulators in registers, each V load feeding FB FMAs; their stores are contiguous.
+template <class Sh, int FB>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __restrict__ v, const float* __restrict__ u,
+                                                               float* __restrict__ m) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  static_assert(F % FB == 0);
+  for (int e = 0; e < kE; ++e)
+    for (int f0 = 0; f0 < F; f0 += FB) {
+      float acc[FB][kL];
+      CNN_WG_GCC_UNROLL(GCC unroll 32)
+      for (int q = 0; q < FB; ++q) {
+        CNN_WG_GCC_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
+      }
+      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      for (int c = 0; c < C; ++c) {
+        const float* vc = v + (e * C + c) * kL;
+        const float* uc = u + (e * C + c) * F + f0;
+        CNN_WG_GCC_UNROLL(GCC unroll 32)
+        for (int q = 0; q < FB; ++q) {
+          const float w = uc[q];
+          CNN_WG_GCC_UNROLL(GCC unroll 1)
+          for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
+        }
+      }
+      CNN_WG_GCC_UNROLL(GCC unroll 32)
+      for (int q = 0; q < FB; ++q) {
+        CNN_WG_GCC_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) m[(e * F + f0 + q) * kL + ln] = acc[q][ln];
+      }
+    }
+}
+
+// Output transform of one tile from the stored M: p = AT M column by column, Y = p A, pool, bias, ReLU.
 template <class Sh, int OP, int opad>
-void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out, float* v) {
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty, int tx) {
+  for (int f = 0; f < Sh::filters; ++f) {
+    float p[4][8][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    for (int l = 0; l < 8; ++l) at_apply<kL, 8 * Sh::filters * kL, 8 * kL>(m + (l * Sh::filters + f) * kL, &p[0][l][0]);
+    float y[4][4][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 4)
+    for (int i = 0; i < 4; ++i) at_apply<kL, kL, kL>(&p[i][0][0], &y[i][0][0]);
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b)
+        pool_store<kL>(&y[0][0][0], a, b, bias[f], out + ((f * OP + opad + 2 * ty + a) * OP + opad + 2 * tx + b) * kL);
+  }
+}
+
+// One conv layer + ReLU + pool on the team's kL images. Few channels (conv1): element-wise sums fused into the
+// output transform (stored, M would cost more than its short sums); many: M stored per tile (80 KB), so that each
+// V load feeds all the filters' FMAs.
+template <class Sh>
+constexpr bool kHostFused = Sh::channels < 8;
+template <class Sh>
+constexpr int kHostFB = 20;  // filters per register block of elementwise_host
+
+template <class Sh, int OP, int opad>
+KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out,
+                                                float* v, float* m) {
   constexpr int TS = Sh::side / 4;
   static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2 && Sh::filters % kHostFP<Sh> == 0);
   for (int ty = 0; ty < TS; ++ty)
     for (int tx = 0; tx < TS; ++tx) {
       input_transform_host<Sh>(in, v, ty, tx);
-      for (int f0 = 0; f0 < Sh::filters; f0 += kHostFP<Sh>)
-        elementwise_output_host<Sh, OP, opad>(v, u, bias, out, ty, tx, f0);
+      if constexpr (kHostFused<Sh>) {
+        for (int f0 = 0; f0 < Sh::filters; f0 += kHostFP<Sh>)
+          elementwise_output_host<Sh, OP, opad>(v, u, bias, out, ty, tx, f0);
+      } else {
+        elementwise_host<Sh, kHostFB<Sh>>(v, u, m);
+        output_host<Sh, OP, opad>(m, bias, out, ty, tx);
+      }
     }
 }
 
@@ -241,7 +304,8 @@ constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL
 constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
 constexpr int kHostV = kE * Shape3::channels * kL;  // the largest C
-constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV;
+constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
+constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
 static_assert(!kHostPath || kLanes == kL);
 static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::channels <= Shape3::channels &&
               Shape1::channels <= Shape3::channels);
@@ -398,13 +462,14 @@ class KokkosWinogradSession final : public KokkosSession {
         float* in3 = s;
         float* in2 = s + kHostIn1;
         float* v = in2 + kHostIn2;
+        float* mb = v + kHostV;
         zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
         zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
         load_images_host<Shape1::padded, Shape1::pad>(src, in1);
-        conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, u1, b1, in2, v);
+        conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, u1, b1, in2, v, mb);
         zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
-        conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, u2, b2, in3, v);
-        conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, u3, b3, in2, v);  // pool3 into in2's space
+        conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, u2, b2, in3, v, mb);
+        conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, u3, b3, in2, v, mb);  // pool3 into in2's space
         fc_softmax_host(in2, fw, fb, probs + img0 * kClasses, real);
       } else {
         const long img = first + team.league_rank();
