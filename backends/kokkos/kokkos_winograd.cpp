@@ -3,19 +3,21 @@
 // layer: transformed weights U = G g GT (computed once at session start in FP64, stored as float, U[e][c][f]);
 // input transform V = BT d B of every 8x8 input tile; element-wise stage M[f][e] = sum_c U[e][c][f] V[c][e]
 // (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
-// 4x4 output tile is 2x2 pooled outputs). The element-wise sums are computed where the output transform needs
-// them (column by column of M), so M is never stored. The transforms (bt_apply, at_apply) are shared by both
-// work tilings, picked at compile time from the space (kHostPath), as in kokkos:register_tiles:
+// 4x4 output tile is 2x2 pooled outputs). The transforms (bt_apply, at_apply) are shared by both work tilings,
+// picked at compile time from the space (kHostPath), as in kokkos:register_tiles:
 // - host (team size 1): a team runs kLanes = 16 images at once, its activations stored image-interleaved,
 //   [c][y][x][image] with zero padding, so every step works on contiguous arrays of 16 floats (one per image)
 //   that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a tile's V[e][c][16] is
-//   built from plain row loads, and the element-wise stage keeps FP filters' 16-wide accumulators in registers
-//   (one V load and FP broadcasts of U per channel);
+//   built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise sums where the
+//   output transform needs them (column by column of M, 8 filters' accumulators in registers; stored, M would
+//   cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20 filters'
+//   accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
+//   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
 //   tiles into V[c][e][tile] in scratch, then threads over (filter, tile) each compute the 64 sums of one
-//   tile and filter and its output transform, pool and ReLU in registers. 46 KB of scratch (under CUDA's
-//   48 KB per block).
+//   tile and filter (M is never stored) and its output transform, pool and ReLU in registers. 46 KB of
+//   scratch (under CUDA's 48 KB per block).
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
 #include "common/flush_denormals.hpp"
@@ -100,11 +102,9 @@ KOKKOS_INLINE_FUNCTION void pool_store(const float* __restrict__ y, int a, int b
 // Host path: kLanes images per team, activations [c][y][x][lane] with their zero padding.
 
 constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the host blocks compile anywhere)
-// Filters per pass of the fused element-wise + output stage (accumulators in registers: FP vectors): conv1 8,
-// conv2 4, conv3 10. With more in conv2 (16 channels), GCC 12 leaves some of the unrolled filters' loops scalar.
-constexpr int kHostFilterPass[3] = {8, 4, 10};
+// Filters per pass of the fused element-wise + output stage (conv1; accumulators in registers: FP vectors).
 template <class Sh>
-constexpr int kHostFP = kHostFilterPass[Sh::layer];
+constexpr int kHostFP = 8;
 
 // V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
 // (x = BT d, column by column), then columns (V = x B).
@@ -229,18 +229,18 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const 
 }
 
 // One conv layer + ReLU + pool on the team's kL images. Few channels (conv1): element-wise sums fused into the
-// output transform (stored, M would cost more than its short sums); many: M stored per tile (80 KB), so that each
-// V load feeds all the filters' FMAs.
+// output transform; many: M stored per tile (80 KB), each V load feeding all the filters' FMAs.
 template <class Sh>
 constexpr bool kHostFused = Sh::channels < 8;
 template <class Sh>
-constexpr int kHostFB = 20;  // filters per register block of elementwise_host
+constexpr int kHostFB = Sh::filters;  // filters per register block of elementwise_host (16 or 20 vectors)
 
 template <class Sh, int OP, int opad>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out,
                                                 float* v, float* m) {
   constexpr int TS = Sh::side / 4;
-  static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2 && Sh::filters % kHostFP<Sh> == 0);
+  static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2);
+  static_assert(kHostFused<Sh> ? Sh::filters % kHostFP<Sh> == 0 : Sh::filters <= 20, "whole passes; 20 accumulators");
   for (int ty = 0; ty < TS; ++ty)
     for (int tx = 0; tx < TS; ++tx) {
       input_transform_host<Sh>(in, v, ty, tx);
