@@ -279,18 +279,20 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_
       }
 }
 
-// FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane.
+// FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
+// block: a CUDA build instantiates none of them.
+template <int L>
 CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb, float* probs, int real) {
-  float logits[kClasses][kL];
+  float logits[kClasses][L];
   for (int o = 0; o < kClasses; ++o) {
-    float acc[kL];
-    for (int l = 0; l < kL; ++l) acc[l] = fb[o];
+    float acc[L];
+    for (int l = 0; l < L; ++l) acc[l] = fb[o];
     for (int k = 0; k < kFcInputs; ++k) {
       const float w = fw[o * kFcInputs + k];
       CNN_WG_GCC_UNROLL(GCC unroll 1)
-      for (int l = 0; l < kL; ++l) acc[l] += w * pooled[k * kL + l];
+      for (int l = 0; l < L; ++l) acc[l] += w * pooled[k * L + l];
     }
-    for (int l = 0; l < kL; ++l) logits[o][l] = acc[l];
+    for (int l = 0; l < L; ++l) logits[o][l] = acc[l];
   }
   for (int l = 0; l < real; ++l) {
     float z[kClasses];
@@ -299,7 +301,7 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* poole
   }
 }
 
-// Host scratch, floats: [in1 (in3 at its start once conv1 is done)][in2 (pool3 at its start after conv2)][V].
+// Host scratch, floats: [in1 (in3 at its start once conv1 is done)][in2 (pool3 at its start after conv2)][V][M].
 constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
 constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
@@ -421,6 +423,56 @@ Floats transform_weights(const ConvLayer& layer) {
 
 constexpr int kScratchFloats = kHostPath ? kHostScratch : kDevScratch;
 
+// What a team reads and writes.
+struct Args {
+  const std::uint8_t* pixels;
+  float* probs;
+  const float *u[3], *b[3], *fw, *fb;
+  long first, m;  // the launch's images
+};
+
+// The team's kL images (lanes past the last image repeat it) through the host path.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, float* s) {
+  const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
+  (void)ftz;
+  const long img0 = a.first + long(team.league_rank()) * kL;
+  const int real = int(a.first + a.m - img0 < kL ? a.first + a.m - img0 : kL);
+  const std::uint8_t* src[kL];
+  for (int l = 0; l < kL; ++l) src[l] = a.pixels + (img0 + (l < real ? l : real - 1)) * kImageBytes;
+  float* in1 = s;
+  float* in3 = s;
+  float* in2 = s + kHostIn1;
+  float* v = in2 + kHostIn2;
+  float* mb = v + kHostV;
+  zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
+  zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
+  load_images_host<Shape1::padded, Shape1::pad>(src, in1);
+  conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, a.u[0], a.b[0], in2, v, mb);
+  zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
+  conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, a.u[1], a.b[1], in3, v, mb);
+  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
+  fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
+}
+
+// The team's image through the GPU path.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, float* s) {
+  const long img = a.first + team.league_rank();
+  float* in2 = s;
+  float* in3 = s + kDevIn2;
+  float* v = in3 + kDevIn3;
+  float* pooled = s;  // in2 is dead once conv3 runs
+  conv_relu_pool_device<Shape1>(team, DeviceInput<Shape1>{nullptr, a.pixels + img * kImageBytes}, a.u[0], a.b[0], in2, v);
+  conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
+  conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
+  fc_device(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
+  team.team_barrier();
+  float* probs = a.probs + img * kClasses;
+  Kokkos::single(Kokkos::PerTeam(team), [&] { softmax_into(s + kLogitsAt, probs); });
+}
+
+
 using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>,
                                 Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 4>>>;
 using Member = Team::member_type;
@@ -442,48 +494,16 @@ class KokkosWinogradSession final : public KokkosSession {
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
-    const std::uint8_t* px = pixels_.data();
-    float* probs = probs_.data();
-    const float *u1 = u1_.data(), *u2 = u2_.data(), *u3 = u3_.data();
-    const float *b1 = b_[0].data(), *b2 = b_[1].data(), *b3 = b_[2].data();
-    const float *fw = fc_w_.data(), *fb = fc_b_.data();
+    const Args args{pixels_.data(), probs_.data(), {u1_.data(), u2_.data(), u3_.data()},
+                    {b_[0].data(), b_[1].data(), b_[2].data()}, fc_w_.data(), fc_b_.data(), first, m};
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
     const int teams = int((m + kLanes - 1) / kLanes);
     Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
+      const Args& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
-      if constexpr (kHostPath) {
-        const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
-        const long img0 = first + long(team.league_rank()) * kL;
-        const int real = int(first + m - img0 < kL ? first + m - img0 : kL);
-        const std::uint8_t* src[kL];  // lanes past the last image repeat it
-        for (int l = 0; l < kL; ++l) src[l] = px + (img0 + (l < real ? l : real - 1)) * kImageBytes;
-        float* in1 = s;
-        float* in3 = s;
-        float* in2 = s + kHostIn1;
-        float* v = in2 + kHostIn2;
-        float* mb = v + kHostV;
-        zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
-        zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
-        load_images_host<Shape1::padded, Shape1::pad>(src, in1);
-        conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, u1, b1, in2, v, mb);
-        zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
-        conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, u2, b2, in3, v, mb);
-        conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, u3, b3, in2, v, mb);  // pool3 into in2's space
-        fc_softmax_host(in2, fw, fb, probs + img0 * kClasses, real);
-      } else {
-        const long img = first + team.league_rank();
-        float* in2 = s;
-        float* in3 = s + kDevIn2;
-        float* v = in3 + kDevIn3;
-        float* pooled = s;  // in2 is dead once conv3 runs
-        conv_relu_pool_device<Shape1>(team, DeviceInput<Shape1>{nullptr, px + img * kImageBytes}, u1, b1, in2, v);
-        conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, u2, b2, in3, v);
-        conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, u3, b3, pooled, v);
-        fc_device(team, pooled, fw, fb, s + kPartialAt, s + kLogitsAt);
-        team.team_barrier();
-        Kokkos::single(Kokkos::PerTeam(team), [&] { softmax_into(s + kLogitsAt, probs + img * kClasses); });
-      }
+      if constexpr (kHostPath) forward_host(team, a, s);
+      else forward_device(team, a, s);
     });
   }
 
