@@ -319,6 +319,25 @@ static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::chan
 constexpr int kDeviceChunk[3] = {32, 6, 4};
 template <class Sh>
 constexpr int kChunk = kDeviceChunk[Sh::layer];
+// Filters per thread of the element-wise + output stage: conv1 2 (its 32-tile chunks keep every thread busy; the
+// two filters share each V load and take their weights in one 64-bit load), conv2 and conv3 1 (their chunks
+// have only 6 and 4 tiles, so threads, not loads, are short).
+constexpr int kDeviceFilters[3] = {2, 1, 1};
+
+// NF consecutive filters' transformed weights of one (e, c): NF = 2 as one 64-bit load (f0 even, F even).
+struct alignas(8) FilterPair {
+  float w[2];
+};
+template <int NF>
+KOKKOS_INLINE_FUNCTION void load_filters(const float* u, float (&w)[NF]) {
+  if constexpr (NF == 2) {
+    const FilterPair pair = *reinterpret_cast<const FilterPair*>(u);
+    w[0] = pair.w[0];
+    w[1] = pair.w[1];
+  } else {
+    for (int q = 0; q < NF; ++q) w[q] = u[q];
+  }
+}
 constexpr int kDevIn2 = Shape2::channels * Shape2::side * Shape2::side;  // pool1's output, unpadded
 constexpr int kDevIn3 = Shape3::channels * Shape3::side * Shape3::side;  // pool2's
 constexpr int kDevV = 6144;
@@ -326,7 +345,9 @@ constexpr int kDevScratch = kDevIn2 + kDevIn3 + kDevV;  // floats: [in2 (pool3, 
 constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
 static_assert(Shape1::channels * kE * kDeviceChunk[0] <= kDevV && Shape2::channels * kE * kDeviceChunk[1] <= kDevV &&
               Shape3::channels * kE * kDeviceChunk[2] <= kDevV);
-static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 <= 48 * 1024 - 256);
+// A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack and Kokkos' own 8 (team size + 2)
+// bytes (ParallelFor<TeamPolicy, Cuda>), under 48 KB.
+static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) <= 48 * 1024);
 
 // Input sample (c, y, x) of layer Sh (zero outside the plane): conv1 from the image's pixels, else from the
 // previous layer's unpadded planes.
@@ -347,7 +368,8 @@ template <class Sh, class Member>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInput<Sh> in, const float* u,
                                                   const float* bias, float* out, float* v) {
   constexpr int C = Sh::channels, F = Sh::filters, TS = Sh::side / 4, T = TS * TS, TC = kChunk<Sh>;
-  constexpr int OS = Sh::pooled;
+  constexpr int OS = Sh::pooled, NF = kDeviceFilters[Sh::layer];
+  static_assert(F % NF == 0);
   for (int t0 = 0; t0 < T; t0 += TC) {
     const int n = T - t0 < TC ? T - t0 : TC;
     // V[c][e][t] of the chunk: a thread per (channel, tile), its 8x8 window in registers.
@@ -360,24 +382,34 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
       for (int k = 0; k < 8; ++k) bt_apply<1, 1, TC>(&x[k][0], v + (c * kE + 8 * k) * TC + t);
     });
     team.team_barrier();
-    // A thread per (filter, tile): the 64 sums over channels, column by column into p = AT M, then Y = p A.
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F * n), [&](int i) {
-      const int f = i / n, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
-      float p[4][8];
+    // A thread per (NF filters, tile): the 64 sums over channels, column by column into p = AT M, then Y = p A.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
+      const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
+      float p[NF][4][8];
       for (int l = 0; l < 8; ++l) {
-        float m[8];
+        float m[NF][8];
         for (int k = 0; k < 8; ++k) {
           const int e = 8 * k + l;
-          float s = 0.0f;
-          for (int c = 0; c < C; ++c) s += u[(e * C + c) * F + f] * v[(c * kE + e) * TC + t];
-          m[k] = s;
+          float s[NF];
+          for (int q = 0; q < NF; ++q) s[q] = 0.0f;
+          for (int c = 0; c < C; ++c) {
+            const float x = v[(c * kE + e) * TC + t];
+            float w[NF];
+            load_filters<NF>(u + (e * C + c) * F + f0, w);
+            for (int q = 0; q < NF; ++q) s[q] += w[q] * x;
+          }
+          for (int q = 0; q < NF; ++q) m[q][k] = s[q];
         }
-        at_apply<1, 1, 8>(m, &p[0][l]);
+        for (int q = 0; q < NF; ++q) at_apply<1, 1, 8>(m[q], &p[q][0][l]);
       }
-      float y[4][4];
-      for (int r = 0; r < 4; ++r) at_apply<1, 1, 1>(p[r], y[r]);
-      for (int a = 0; a < 2; ++a)
-        for (int b = 0; b < 2; ++b) pool_store<1>(&y[0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
+      for (int q = 0; q < NF; ++q) {
+        float y[4][4];
+        for (int r = 0; r < 4; ++r) at_apply<1, 1, 1>(p[q][r], y[r]);
+        const int f = f0 + q;
+        for (int a = 0; a < 2; ++a)
+          for (int b = 0; b < 2; ++b)
+            pool_store<1>(&y[0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
+      }
     });
     team.team_barrier();  // V is read before the next chunk overwrites it; the planes are complete after the last
   }
