@@ -15,9 +15,9 @@
 //   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
-//   tiles into V[c][e][tile] in scratch, then threads over (filter, tile) each compute the 64 sums of one
-//   tile and filter (M is never stored) and its output transform, pool and ReLU in registers. 46 KB of
-//   scratch (under CUDA's 48 KB per block).
+//   tiles into V[c][e][tile] in scratch, then threads over (filters, tile) each compute the 64 sums of one
+//   tile and filter (conv1: two filters) -- M is never stored -- and its output transform, pool and ReLU in
+//   registers. 45 KB of scratch (under CUDA's 48 KB per block).
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
 #include "common/flush_denormals.hpp"
@@ -25,6 +25,12 @@
 
 #include <type_traits>
 
+// Device loops whose indices address local arrays: unrolled, so that the arrays live in registers.
+#if defined(__CUDA_ARCH__)
+#define CNN_WG_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define CNN_WG_DEVICE_UNROLL
+#endif
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define CNN_WG_GCC_UNROLL(n) _Pragma(#n)
 // Host blocks stay functions of their own: inlined into Serial's whole forward pass, GCC leaves register tiles
@@ -157,8 +163,8 @@ KOKKOS_INLINE_FUNCTION void elementwise_column_host(const float* __restrict__ v,
 // Filters f0 .. f0 + FP - 1 of tile (ty, tx): element-wise sums column by column, p = AT M, then Y = p A,
 // pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
 template <class Sh, int OP, int opad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias, float* out, int ty,
-                                               int tx, int f0) {
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
+                                                                      float* out, int ty, int tx, int f0) {
   constexpr int FP = kHostFP<Sh>;
   float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
   for (int l = 0; l < 8; ++l) {
@@ -214,7 +220,8 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __re
 
 // Output transform of one tile from the stored M: p = AT M column by column, Y = p A, pool, bias, ReLU.
 template <class Sh, int OP, int opad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty, int tx) {
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty,
+                                                          int tx) {
   for (int f = 0; f < Sh::filters; ++f) {
     float p[4][8][kL];
     CNN_WG_GCC_UNROLL(GCC unroll 8)
@@ -282,7 +289,8 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_
 // FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
 // block: a CUDA build instantiates none of them.
 template <int L>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb, float* probs, int real) {
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
+                                                              float* probs, int real) {
   float logits[kClasses][L];
   for (int o = 0; o < kClasses; ++o) {
     float acc[L];
@@ -386,8 +394,10 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
       const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
       float p[NF][4][8];
+      CNN_WG_DEVICE_UNROLL
       for (int l = 0; l < 8; ++l) {
         float m[NF][8];
+        CNN_WG_DEVICE_UNROLL
         for (int k = 0; k < 8; ++k) {
           const int e = 8 * k + l;
           float s[NF];
@@ -495,7 +505,8 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
   float* in3 = s + kDevIn2;
   float* v = in3 + kDevIn3;
   float* pooled = s;  // in2 is dead once conv3 runs
-  conv_relu_pool_device<Shape1>(team, DeviceInput<Shape1>{nullptr, a.pixels + img * kImageBytes}, a.u[0], a.b[0], in2, v);
+  const DeviceInput<Shape1> image{nullptr, a.pixels + img * kImageBytes};
+  conv_relu_pool_device<Shape1>(team, image, a.u[0], a.b[0], in2, v);
   conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
   conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
   fc_device(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
