@@ -1,0 +1,567 @@
+// kokkos:winograd: the Winograd F(4x4, 5x5) forward pass of serial:winograd / openmp:winograd
+// (backends/cpu_kernels/winograd_f4x5.hpp, winograd_forward.hpp) as one Kokkos source for every space. Per conv
+// layer: transformed weights U = G g GT (computed once at session start in FP64, stored as float, U[e][c][f]);
+// input transform V = BT d B of every 8x8 input tile; element-wise stage M[f][e] = sum_c U[e][c][f] V[c][e]
+// (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
+// 4x4 output tile is 2x2 pooled outputs). The transforms (bt_apply, at_apply) are shared by both work tilings,
+// picked at compile time from the space (kHostPath), as in kokkos:register_tiles:
+// - host (team size 1): a team runs kLanes = 16 images at once, its activations stored image-interleaved,
+//   [c][y][x][image] with zero padding, so every step works on contiguous arrays of 16 floats (one per image)
+//   that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a tile's V[e][c][16] is
+//   built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise sums where the
+//   output transform needs them (column by column of M, 8 filters' accumulators in registers; stored, M would
+//   cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20 filters'
+//   accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
+//   winograd_forward.cpp does;
+// - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
+//   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
+//   tiles into V[c][e][tile] in scratch, then threads over (filters, tile) each compute the 64 sums of one
+//   tile and filter (conv1: two filters) -- M is never stored -- and its output transform, pool and ReLU in
+//   registers. 45 KB of scratch (under CUDA's 48 KB per block).
+#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "backends/kokkos/kokkos_session.hpp"
+#include "common/flush_denormals.hpp"
+#include "common/registry.hpp"
+
+#include <type_traits>
+
+// Device loops whose indices address local arrays: unrolled, so that the arrays live in registers.
+#if defined(__CUDA_ARCH__)
+#define CNN_WG_DEVICE_UNROLL _Pragma("unroll")
+#else
+#define CNN_WG_DEVICE_UNROLL
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define CNN_WG_GCC_UNROLL(n) _Pragma(#n)
+// Host blocks stay functions of their own: inlined into Serial's whole forward pass, GCC leaves register tiles
+// scalar (README.md, kokkos:register_tiles).
+#define CNN_WG_HOST_BLOCK __attribute__((noinline))
+#else
+#define CNN_WG_GCC_UNROLL(n)
+#define CNN_WG_HOST_BLOCK
+#endif
+
+namespace cnn::kokkos {
+namespace {  // private to kokkos_winograd.cpp (and its test build, tests/CMakeLists.txt)
+
+// CNN_KOKKOS_DEVICE_TILING_ON_HOST runs the GPU path on a host space with team size 1: the test build of
+// tests/CMakeLists.txt, which validates the GPU path's indexing where CI has no GPU.
+#ifdef CNN_KOKKOS_DEVICE_TILING_ON_HOST
+constexpr bool kHostPath = false;
+#else
+constexpr bool kHostPath = kHostSpace;
+#endif
+constexpr int kLanes = kHostPath ? 16 : 1;  // images per team
+constexpr int kTeamSize = kHostSpace ? 1 : 128;
+constexpr int kE = 64;  // elements of a transformed tile (winograd::kElems; a plain constant for device code)
+
+// BT x on N lanes: r[k * RS + l] = sum_i BT[k][i] x[i * XS + l] (l < N), BT's rows with the points +-a paired
+// (26 adds/FMAs instead of its 44 non-zeros), as winograd_forward.cpp's bt_apply.
+template <int N, int XS, int RS>
+KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restrict__ r) {
+  CNN_WG_GCC_UNROLL(GCC unroll 1)  // one 16-wide vector iteration on a host; unrolled with 1 lane
+  for (int l = 0; l < N; ++l) {
+    const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
+                x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
+    r[l] = (x6 - x0) + 5.25f * (x2 - x4);
+    r[7 * RS + l] = (x7 - x1) + 5.25f * (x3 - x5);
+    const float e1 = (x2 + x6) - 4.25f * x4, o1 = (x1 + x5) - 4.25f * x3;
+    r[RS + l] = e1 + o1;
+    r[2 * RS + l] = e1 - o1;
+    const float e2 = (x6 + 0.25f * x2) - 1.25f * x4, o2 = (0.5f * x1 - 2.5f * x3) + 2.0f * x5;
+    r[3 * RS + l] = e2 + o2;
+    r[4 * RS + l] = e2 - o2;
+    const float e3 = (x6 + 4.0f * x2) - 5.0f * x4, o3 = (2.0f * x1 - 2.5f * x3) + 0.5f * x5;
+    r[5 * RS + l] = e3 + o3;
+    r[6 * RS + l] = e3 - o3;
+  }
+}
+
+// AT x on N lanes: y[i * YS + l] = sum_k AT[i][k] x[k * XS + l], on sums and differences of the +-a pairs
+// (16 adds/FMAs instead of 22), as winograd_forward.cpp's at_apply.
+template <int N, int XS, int YS>
+KOKKOS_INLINE_FUNCTION void at_apply(const float* __restrict__ x, float* __restrict__ y) {
+  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  for (int l = 0; l < N; ++l) {
+    const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
+                x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
+    const float s1 = x1 + x2, d1 = x1 - x2, s2 = x3 + x4, d2 = x3 - x4, s3 = x5 + x6, d3 = x5 - x6;
+    y[l] = x0 + s1 + s2 + s3;
+    y[YS + l] = d1 + 2.0f * d2 + 0.5f * d3;
+    y[2 * YS + l] = s1 + 4.0f * s2 + 0.25f * s3;
+    y[3 * YS + l] = (d1 + x7) + 8.0f * d2 + 0.125f * d3;
+  }
+}
+
+// Pooled output (a, b) of a 4x4 output tile y[i * 4 + j][lane] on N lanes: max of its 2x2, + bias, ReLU.
+template <int N>
+KOKKOS_INLINE_FUNCTION void pool_store(const float* __restrict__ y, int a, int b, float bias, float* __restrict__ out) {
+  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  for (int l = 0; l < N; ++l) {
+    const float m = max4(y[((2 * a) * 4 + 2 * b) * N + l], y[((2 * a) * 4 + 2 * b + 1) * N + l],
+                         y[((2 * a + 1) * 4 + 2 * b) * N + l], y[((2 * a + 1) * 4 + 2 * b + 1) * N + l]);
+    out[l] = max2(m + bias, 0.0f);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Host path: kLanes images per team, activations [c][y][x][lane] with their zero padding.
+
+constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the host blocks compile anywhere)
+// Filters per pass of the fused element-wise + output stage (conv1; accumulators in registers: FP vectors).
+template <class Sh>
+constexpr int kHostFP = 8;
+
+// V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
+// (x = BT d, column by column), then columns (V = x B).
+template <class Sh>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
+  constexpr int C = Sh::channels, IN = Sh::padded;
+  for (int c = 0; c < C; ++c) {
+    float x[8][8][kL];  // x[k][j][lane]
+    const float* src = in + ((c * IN + 4 * ty) * IN + 4 * tx) * kL;
+    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
+    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, C * kL>(&x[k][0][0], v + (k * 8 * C + c) * kL);
+  }
+}
+
+// Column l of M for filters f0 .. f0 + FP - 1: m[i][q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane], e = 8 i + l.
+template <class Sh, int FP>
+KOKKOS_INLINE_FUNCTION void elementwise_column_host(const float* __restrict__ v, const float* __restrict__ u,
+                                                    int f0, int l, float (&m)[8][FP][kL]) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  for (int i = 0; i < 8; ++i) {
+    const int e = 8 * i + l;
+    float acc[FP][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 32)
+    for (int q = 0; q < FP; ++q) {
+      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
+    }
+    CNN_WG_GCC_UNROLL(GCC unroll 1)
+    for (int c = 0; c < C; ++c) {
+      const float* vc = v + (e * C + c) * kL;
+      const float* uc = u + (e * C + c) * F + f0;
+      CNN_WG_GCC_UNROLL(GCC unroll 32)
+      for (int q = 0; q < FP; ++q) {
+        const float w = uc[q];
+        // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
+        CNN_WG_GCC_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
+      }
+    }
+    CNN_WG_GCC_UNROLL(GCC unroll 32)
+    for (int q = 0; q < FP; ++q) {
+      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      for (int ln = 0; ln < kL; ++ln) m[i][q][ln] = acc[q][ln];
+    }
+  }
+}
+
+// Filters f0 .. f0 + FP - 1 of tile (ty, tx): element-wise sums column by column, p = AT M, then Y = p A,
+// pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
+template <class Sh, int OP, int opad>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
+                                                                      float* out, int ty, int tx, int f0) {
+  constexpr int FP = kHostFP<Sh>;
+  float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
+  for (int l = 0; l < 8; ++l) {
+    float m[8][FP][kL];
+    elementwise_column_host<Sh, FP>(v, u, f0, l, m);
+    CNN_WG_GCC_UNROLL(GCC unroll 32)
+    for (int q = 0; q < FP; ++q) at_apply<kL, FP * kL, 8 * kL>(&m[0][q][0], &p[q][0][l][0]);
+  }
+  for (int q = 0; q < FP; ++q) {
+    float y[4][4][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 4)
+    for (int i = 0; i < 4; ++i) at_apply<kL, kL, kL>(&p[q][i][0][0], &y[i][0][0]);
+    const int f = f0 + q;
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b)
+        pool_store<kL>(&y[0][0][0], a, b, bias[f], out + ((f * OP + opad + 2 * ty + a) * OP + opad + 2 * tx + b) * kL);
+  }
+}
+
+// The element-wise stage of one tile on its own, for many channels: M[e][f][lane] = sum_c U[e][c][f] V[e][c][lane],
+// FB filters' accumulators in registers, each V load feeding FB FMAs; their stores are contiguous.
+template <class Sh, int FB>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __restrict__ v, const float* __restrict__ u,
+                                                               float* __restrict__ m) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  static_assert(F % FB == 0);
+  for (int e = 0; e < kE; ++e)
+    for (int f0 = 0; f0 < F; f0 += FB) {
+      float acc[FB][kL];
+      CNN_WG_GCC_UNROLL(GCC unroll 32)
+      for (int q = 0; q < FB; ++q) {
+        CNN_WG_GCC_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
+      }
+      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      for (int c = 0; c < C; ++c) {
+        const float* vc = v + (e * C + c) * kL;
+        const float* uc = u + (e * C + c) * F + f0;
+        CNN_WG_GCC_UNROLL(GCC unroll 32)
+        for (int q = 0; q < FB; ++q) {
+          const float w = uc[q];
+          CNN_WG_GCC_UNROLL(GCC unroll 1)
+          for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
+        }
+      }
+      CNN_WG_GCC_UNROLL(GCC unroll 32)
+      for (int q = 0; q < FB; ++q) {
+        CNN_WG_GCC_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) m[(e * F + f0 + q) * kL + ln] = acc[q][ln];
+      }
+    }
+}
+
+// Output transform of one tile from the stored M: p = AT M column by column, Y = p A, pool, bias, ReLU.
+template <class Sh, int OP, int opad>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty,
+                                                          int tx) {
+  for (int f = 0; f < Sh::filters; ++f) {
+    float p[4][8][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    for (int l = 0; l < 8; ++l) at_apply<kL, 8 * Sh::filters * kL, 8 * kL>(m + (l * Sh::filters + f) * kL, &p[0][l][0]);
+    float y[4][4][kL];
+    CNN_WG_GCC_UNROLL(GCC unroll 4)
+    for (int i = 0; i < 4; ++i) at_apply<kL, kL, kL>(&p[i][0][0], &y[i][0][0]);
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b)
+        pool_store<kL>(&y[0][0][0], a, b, bias[f], out + ((f * OP + opad + 2 * ty + a) * OP + opad + 2 * tx + b) * kL);
+  }
+}
+
+// One conv layer + ReLU + pool on the team's kL images. Few channels (conv1): element-wise sums fused into the
+// output transform; many: M stored per tile (80 KB), each V load feeding all the filters' FMAs.
+template <class Sh>
+constexpr bool kHostFused = Sh::channels < 8;
+template <class Sh>
+constexpr int kHostFB = Sh::filters;  // filters per register block of elementwise_host (16 or 20 vectors)
+
+template <class Sh, int OP, int opad>
+KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out,
+                                                float* v, float* m) {
+  constexpr int TS = Sh::side / 4;
+  static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2);
+  static_assert(kHostFused<Sh> ? Sh::filters % kHostFP<Sh> == 0 : Sh::filters <= 20, "whole passes; 20 accumulators");
+  for (int ty = 0; ty < TS; ++ty)
+    for (int tx = 0; tx < TS; ++tx) {
+      input_transform_host<Sh>(in, v, ty, tx);
+      if constexpr (kHostFused<Sh>) {
+        for (int f0 = 0; f0 < Sh::filters; f0 += kHostFP<Sh>)
+          elementwise_output_host<Sh, OP, opad>(v, u, bias, out, ty, tx, f0);
+      } else {
+        elementwise_host<Sh, kHostFB<Sh>>(v, u, m);
+        output_host<Sh, OP, opad>(m, bias, out, ty, tx);
+      }
+    }
+}
+
+// Zeroes the border (width pad) of C interleaved padded planes of side P.
+template <int C, int P, int pad>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
+  for (int r = 0; r < C * P; ++r) {
+    float* row = planes + r * P * kL;
+    const int y = r % P;
+    const int n = y < pad || y >= P - pad ? P : pad;  // whole row, or the left border (and the right below)
+    for (int k = 0; k < n * kL; ++k) row[k] = 0.0f;
+    if (n == pad)
+      for (int k = 0; k < pad * kL; ++k) row[(P - pad) * kL + k] = 0.0f;
+  }
+}
+
+// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes.
+template <int P, int pad>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_t* const (&src)[kL], float* in1) {
+  constexpr int S = kImageSide;
+  for (int c = 0; c < kImageChannels; ++c)
+    for (int y = 0; y < S; ++y)
+      for (int x = 0; x < S; ++x) {
+        float* dst = in1 + ((c * P + y + pad) * P + x + pad) * kL;
+        for (int l = 0; l < kL; ++l) dst[l] = normalise_pixel_fp32(src[l][(c * S + y) * S + x]);
+      }
+}
+
+// FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
+// block: a CUDA build instantiates none of them.
+template <int L>
+CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
+                                                              float* probs, int real) {
+  float logits[kClasses][L];
+  for (int o = 0; o < kClasses; ++o) {
+    float acc[L];
+    for (int l = 0; l < L; ++l) acc[l] = fb[o];
+    for (int k = 0; k < kFcInputs; ++k) {
+      const float w = fw[o * kFcInputs + k];
+      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      for (int l = 0; l < L; ++l) acc[l] += w * pooled[k * L + l];
+    }
+    for (int l = 0; l < L; ++l) logits[o][l] = acc[l];
+  }
+  for (int l = 0; l < real; ++l) {
+    float z[kClasses];
+    for (int o = 0; o < kClasses; ++o) z[o] = logits[o][l];
+    softmax_into(z, probs + l * kClasses);
+  }
+}
+
+// Host scratch, floats: [in1 (in3 at its start once conv1 is done)][in2 (pool3 at its start after conv2)][V][M].
+constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
+constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
+constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
+constexpr int kHostV = kE * Shape3::channels * kL;  // the largest C
+constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
+constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
+static_assert(!kHostPath || kLanes == kL);
+static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::channels <= Shape3::channels &&
+              Shape1::channels <= Shape3::channels);
+
+// ---------------------------------------------------------------------------------------------------------
+// GPU path: one image per team, activations unpadded planes in scratch, tiles in chunks of kChunk.
+
+// Tiles per chunk (V[c][e][tile] of a chunk fills kDevV floats at most): conv1 32 of 64, conv2 6 of 16, conv3 4 of 4.
+constexpr int kDeviceChunk[3] = {32, 6, 4};
+template <class Sh>
+constexpr int kChunk = kDeviceChunk[Sh::layer];
+// Filters per thread of the element-wise + output stage: conv1 2 (its 32-tile chunks keep every thread busy; the
+// two filters share each V load and take their weights in one 64-bit load), conv2 and conv3 1 (their chunks
+// have only 6 and 4 tiles, so threads, not loads, are short).
+constexpr int kDeviceFilters[3] = {2, 1, 1};
+
+// NF consecutive filters' transformed weights of one (e, c): NF = 2 as one 64-bit load (f0 even, F even).
+struct alignas(8) FilterPair {
+  float w[2];
+};
+template <int NF>
+KOKKOS_INLINE_FUNCTION void load_filters(const float* u, float (&w)[NF]) {
+  if constexpr (NF == 2) {
+    const FilterPair pair = *reinterpret_cast<const FilterPair*>(u);
+    w[0] = pair.w[0];
+    w[1] = pair.w[1];
+  } else {
+    for (int q = 0; q < NF; ++q) w[q] = u[q];
+  }
+}
+constexpr int kDevIn2 = Shape2::channels * Shape2::side * Shape2::side;  // pool1's output, unpadded
+constexpr int kDevIn3 = Shape3::channels * Shape3::side * Shape3::side;  // pool2's
+constexpr int kDevV = 6144;
+constexpr int kDevScratch = kDevIn2 + kDevIn3 + kDevV;  // floats: [in2 (pool3, FC partial sums, logits)][in3][V]
+constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
+static_assert(Shape1::channels * kE * kDeviceChunk[0] <= kDevV && Shape2::channels * kE * kDeviceChunk[1] <= kDevV &&
+              Shape3::channels * kE * kDeviceChunk[2] <= kDevV);
+// A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack and Kokkos' own 8 (team size + 2)
+// bytes (ParallelFor<TeamPolicy, Cuda>), under 48 KB.
+static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) <= 48 * 1024);
+
+// Input sample (c, y, x) of layer Sh (zero outside the plane): conv1 from the image's pixels, else from the
+// previous layer's unpadded planes.
+template <class Sh>
+struct DeviceInput {
+  const float* planes;
+  const std::uint8_t* pixels;
+  KOKKOS_INLINE_FUNCTION float operator()(int c, int y, int x) const {
+    if (y < 0 || y >= Sh::side || x < 0 || x >= Sh::side) return 0.0f;
+    const int at = (c * Sh::side + y) * Sh::side + x;
+    if constexpr (Sh::layer == 0) return normalise_pixel_fp32(pixels[at]);
+    else return planes[at];
+  }
+};
+
+// Conv + bias + ReLU + pool of one layer over the team, into unpadded planes `out` (side Sh::pooled).
+template <class Sh, class Member>
+KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInput<Sh> in, const float* u,
+                                                  const float* bias, float* out, float* v) {
+  constexpr int C = Sh::channels, F = Sh::filters, TS = Sh::side / 4, T = TS * TS, TC = kChunk<Sh>;
+  constexpr int OS = Sh::pooled, NF = kDeviceFilters[Sh::layer];
+  static_assert(F % NF == 0);
+  for (int t0 = 0; t0 < T; t0 += TC) {
+    const int n = T - t0 < TC ? T - t0 : TC;
+    // V[c][e][t] of the chunk: a thread per (channel, tile), its 8x8 window in registers.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * n), [&](int i) {
+      const int c = i / n, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
+      float d[8][8], x[8][8];
+      for (int r = 0; r < 8; ++r)
+        for (int s = 0; s < 8; ++s) d[r][s] = in(c, 4 * ty + r - Sh::pad, 4 * tx + s - Sh::pad);
+      for (int j = 0; j < 8; ++j) bt_apply<1, 8, 8>(&d[0][j], &x[0][j]);
+      for (int k = 0; k < 8; ++k) bt_apply<1, 1, TC>(&x[k][0], v + (c * kE + 8 * k) * TC + t);
+    });
+    team.team_barrier();
+    // A thread per (NF filters, tile): the 64 sums over channels, column by column into p = AT M, then Y = p A.
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
+      const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
+      float p[NF][4][8];
+      CNN_WG_DEVICE_UNROLL
+      for (int l = 0; l < 8; ++l) {
+        float m[NF][8];
+        CNN_WG_DEVICE_UNROLL
+        for (int k = 0; k < 8; ++k) {
+          const int e = 8 * k + l;
+          float s[NF];
+          for (int q = 0; q < NF; ++q) s[q] = 0.0f;
+          for (int c = 0; c < C; ++c) {
+            const float x = v[(c * kE + e) * TC + t];
+            float w[NF];
+            load_filters<NF>(u + (e * C + c) * F + f0, w);
+            for (int q = 0; q < NF; ++q) s[q] += w[q] * x;
+          }
+          for (int q = 0; q < NF; ++q) m[q][k] = s[q];
+        }
+        for (int q = 0; q < NF; ++q) at_apply<1, 1, 8>(m[q], &p[q][0][l]);
+      }
+      for (int q = 0; q < NF; ++q) {
+        float y[4][4];
+        for (int r = 0; r < 4; ++r) at_apply<1, 1, 1>(p[q][r], y[r]);
+        const int f = f0 + q;
+        for (int a = 0; a < 2; ++a)
+          for (int b = 0; b < 2; ++b)
+            pool_store<1>(&y[0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
+      }
+    });
+    team.team_barrier();  // V is read before the next chunk overwrites it; the planes are complete after the last
+  }
+}
+
+// logits = FC(pooled): 32 partial sums per class over the team, then their sums (as kokkos:register_tiles).
+template <class Member>
+KOKKOS_INLINE_FUNCTION void fc_device(const Member& team, const float* pooled, const float* fw, const float* fb,
+                                      float* partial, float* logits) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses * 32), [&](int i) {
+    const int o = i / 32, lane = i % 32;
+    float acc = 0.0f;
+    for (int k = lane; k < kFcInputs; k += 32) acc += fw[o * kFcInputs + k] * pooled[k];
+    partial[i] = acc;
+  });
+  team.team_barrier();
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
+    float acc = fb[o];
+    for (int k = 0; k < 32; ++k) acc += partial[o * 32 + k];
+    logits[o] = acc;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+
+// U[e][c][f] = (G g GT)[e] of conv layer `layer`, in FP64, stored as float.
+Floats transform_weights(const ConvLayer& layer) {
+  const int C = layer.spec.in_channels, F = layer.spec.filters;
+  std::vector<float> u(std::size_t(kE) * C * F);
+  for (int f = 0; f < F; ++f)
+    for (int c = 0; c < C; ++c) {
+      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps;  // [ky][kx]
+      for (int k = 0; k < 8; ++k)
+        for (int l = 0; l < 8; ++l) {
+          double sum = 0;
+          for (int a = 0; a < 5; ++a)
+            for (int b = 0; b < 5; ++b) sum += winograd::kG[k][a] * g[a * 5 + b] * winograd::kG[l][b];
+          u[(std::size_t(k * 8 + l) * C + c) * F + f] = float(sum);
+        }
+    }
+  return to_view(u, "winograd_u");
+}
+
+constexpr int kScratchFloats = kHostPath ? kHostScratch : kDevScratch;
+
+// What a team reads and writes.
+struct Args {
+  const std::uint8_t* pixels;
+  float* probs;
+  const float *u[3], *b[3], *fw, *fb;
+  long first, m;  // the launch's images
+};
+
+// The team's kL images (lanes past the last image repeat it) through the host path.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, float* s) {
+  const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
+  (void)ftz;
+  const long img0 = a.first + long(team.league_rank()) * kL;
+  const int real = int(a.first + a.m - img0 < kL ? a.first + a.m - img0 : kL);
+  const std::uint8_t* src[kL];
+  for (int l = 0; l < kL; ++l) src[l] = a.pixels + (img0 + (l < real ? l : real - 1)) * kImageBytes;
+  float* in1 = s;
+  float* in3 = s;
+  float* in2 = s + kHostIn1;
+  float* v = in2 + kHostIn2;
+  float* mb = v + kHostV;
+  zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
+  zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
+  load_images_host<Shape1::padded, Shape1::pad>(src, in1);
+  conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, a.u[0], a.b[0], in2, v, mb);
+  zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
+  conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, a.u[1], a.b[1], in3, v, mb);
+  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
+  fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
+}
+
+// The team's image through the GPU path.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, float* s) {
+  const long img = a.first + team.league_rank();
+  float* in2 = s;
+  float* in3 = s + kDevIn2;
+  float* v = in3 + kDevIn3;
+  float* pooled = s;  // in2 is dead once conv3 runs
+  const DeviceInput<Shape1> image{nullptr, a.pixels + img * kImageBytes};
+  conv_relu_pool_device<Shape1>(team, image, a.u[0], a.b[0], in2, v);
+  conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
+  conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
+  fc_device(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
+  team.team_barrier();
+  float* probs = a.probs + img * kClasses;
+  Kokkos::single(Kokkos::PerTeam(team), [&] { softmax_into(s + kLogitsAt, probs); });
+}
+
+
+using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>,
+                                Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 4>>>;
+using Member = Team::member_type;
+
+class KokkosWinogradSession final : public KokkosSession {
+ public:
+  KokkosWinogradSession(const Network& net, const RunConfig& config)
+      : KokkosSession(net, config, kAllImages),  // one launch: teams are independent
+        u1_(transform_weights(net.conv(0))),
+        u2_(transform_weights(net.conv(1))),
+        u3_(transform_weights(net.conv(2))) {}
+
+  double forward(LayerTimes&) override {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t first = 0; first < n_; first += batch()) run(long(first), long(std::min(batch(), n_ - first)));
+    Kokkos::fence();
+    return ms_since(t0);
+  }
+
+  // Public: nvcc refuses device lambdas inside private member functions.
+  void run(long first, long m) {
+    const Args args{pixels_.data(), probs_.data(), {u1_.data(), u2_.data(), u3_.data()},
+                    {b_[0].data(), b_[1].data(), b_[2].data()}, fc_w_.data(), fc_b_.data(), first, m};
+    const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
+    const int teams = int((m + kLanes - 1) / kLanes);
+    Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                         KOKKOS_LAMBDA(const Member& team) {
+      const Args& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
+      float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
+      if constexpr (kHostPath) forward_host(team, a, s);
+      else forward_device(team, a, s);
+    });
+  }
+
+ private:
+  Floats u1_, u2_, u3_;
+};
+
+#ifndef CNN_KOKKOS_DEVICE_TILING_ON_HOST
+const VariantRegistration kWinograd{"kokkos", 5, open_session<KokkosWinogradSession>,
+    {"winograd", "Winograd F(4x4,5x5): transforms + element-wise GEMMs over channels, pool fused; 16 images per "
+                 "host team, one per GPU team", false}};
+#else
+const VariantRegistration kWinogradGpuPath{"kokkos", 6, open_session<KokkosWinogradSession>,
+    {"winograd_gpu_path", "winograd with the GPU path on a host space (tests only)", false}};
+#endif
+
+}  // namespace
+}  // namespace cnn::kokkos
