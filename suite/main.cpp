@@ -12,7 +12,7 @@ namespace {
 // a busy 2-core machine). libgomp reads the variable when it is loaded, before main(): an executable's
 // .preinit_array runs before any shared library's initialisers, so it is set there.
 void default_openmp_waits_to_passive(int, char**, char**) { ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0); }
-[[gnu::section(".preinit_array"), gnu::used]] void (*const set_openmp_waits)(int, char**, char**) =
+[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const set_openmp_waits)(int, char**, char**) =
     &default_openmp_waits_to_passive;
 }  // namespace
 
