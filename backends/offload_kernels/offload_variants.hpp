@@ -22,11 +22,13 @@
 namespace cnn::offload {
 
 // Preferred images per chunk (--batch overrides): per round of 11 layer calls when every call copies
-// (naive, layers) and when everything is resident (data, resident); for the fused steps, 16384 keeps
-// pool1's output at 256 MiB and 50000 images in four chunks.
+// (naive, layers) and when everything is resident (data, resident); for the fused steps, 65536 keeps
+// pool1's output at 1 GiB and 50000 images in one chunk: every OpenMP target region costs GCC 12's
+// libgomp a fixed ~0.75 ms on the H200 (chunk sweep in backends/omptarget/README.md), so fewer, larger
+// launches; OpenACC's launches are cheaper, and flat gains a little too.
 inline constexpr std::size_t kCopyingChunk = 1024;
 inline constexpr std::size_t kResidentChunk = 4096;
-inline constexpr std::size_t kFusedChunk = 16384;
+inline constexpr std::size_t kFusedChunk = 65536;
 
 template <const DataDirectives& D, typename Kernels>
 class LayerwiseSession final : public OffloadSession<D> {
