@@ -15,9 +15,10 @@
 //   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
-//   tiles into V[c][e][tile] in scratch, then threads over (filters, tile) each compute the 64 sums of one
-//   tile and filter (conv1: two filters) -- M is never stored -- and its output transform, pool and ReLU in
-//   registers. 45 KB of scratch (under CUDA's 48 KB per block).
+//   tiles into V[c][tile][e] in scratch, then threads over (filter, tile) each compute the 64 sums of one
+//   tile and filter -- M is never stored -- row by row of M (U stored [k][c][f][l] for it: a row's 8 weights
+//   and 8 V values are two 128-bit loads each, 4 FMAs per load), q = M A, then Y = AT q, pool and ReLU in
+//   registers. 46.5 KB of scratch (under CUDA's 48 KB per block).
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
 #include "common/flush_denormals.hpp"
@@ -28,8 +29,10 @@
 // Device loops whose indices address local arrays: unrolled, so that the arrays live in registers.
 #if defined(__CUDA_ARCH__)
 #define CNN_WG_DEVICE_UNROLL _Pragma("unroll")
+#define CNN_WG_DEVICE_UNROLL_N(n) _Pragma(#n)
 #else
 #define CNN_WG_DEVICE_UNROLL
+#define CNN_WG_DEVICE_UNROLL_N(n)
 #endif
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define CNN_WG_GCC_UNROLL(n) _Pragma(#n)
@@ -327,32 +330,43 @@ static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::chan
 constexpr int kDeviceChunk[3] = {32, 6, 4};
 template <class Sh>
 constexpr int kChunk = kDeviceChunk[Sh::layer];
-// Filters per thread of the element-wise + output stage: conv1 2 (its 32-tile chunks keep every thread busy; the
-// two filters share each V load and take their weights in one 64-bit load), conv2 and conv3 1 (their chunks
-// have only 6 and 4 tiles, so threads, not loads, are short).
-constexpr int kDeviceFilters[3] = {2, 1, 1};
-
-// NF consecutive filters' transformed weights of one (e, c): NF = 2 as one 64-bit load (f0 even, F even).
-struct alignas(8) FilterPair {
-  float w[2];
+// Filters per thread of the element-wise + output stage: 1 (2 for conv1 spills at 128 registers).
+constexpr int kDeviceFilters[3] = {1, 1, 1};
+// Device layouts, so that the element-wise stage loads 4 floats per instruction: V[c][t][e] and U[k][c][f][l]
+// (e = 8 k + l: one row k of M takes 8 contiguous floats of V and of U per channel and filter).
+// A (channel, tile)'s 64 floats of V are kVStride apart: 4 floats of padding put the 16-byte loads of 8
+// consecutive tiles on distinct banks.
+constexpr int kVStride = kE + 4;
+struct alignas(16) Quad {
+  float w[4];
 };
-template <int NF>
-KOKKOS_INLINE_FUNCTION void load_filters(const float* u, float (&w)[NF]) {
-  if constexpr (NF == 2) {
-    const FilterPair pair = *reinterpret_cast<const FilterPair*>(u);
-    w[0] = pair.w[0];
-    w[1] = pair.w[1];
-  } else {
-    for (int q = 0; q < NF; ++q) w[q] = u[q];
-  }
+// 4 floats at a 16-byte aligned address: one 128-bit load on the device.
+KOKKOS_INLINE_FUNCTION void load4(const float* p, float* r) {
+#if defined(__CUDA_ARCH__)
+  const Quad q = *reinterpret_cast<const Quad*>(p);
+  r[0] = q.w[0];
+  r[1] = q.w[1];
+  r[2] = q.w[2];
+  r[3] = q.w[3];
+#else
+  for (int i = 0; i < 4; ++i) r[i] = p[i];
+#endif
+}
+KOKKOS_INLINE_FUNCTION void store4(float* p, const float* r) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<Quad*>(p) = Quad{{r[0], r[1], r[2], r[3]}};
+#else
+  for (int i = 0; i < 4; ++i) p[i] = r[i];
+#endif
 }
 constexpr int kDevIn2 = Shape2::channels * Shape2::side * Shape2::side;  // pool1's output, unpadded
 constexpr int kDevIn3 = Shape3::channels * Shape3::side * Shape3::side;  // pool2's
-constexpr int kDevV = 6144;
+constexpr int kDevV = 6528;  // conv1 3 x 32 and conv2 16 x 6 (channel, tile)s of kVStride floats
 constexpr int kDevScratch = kDevIn2 + kDevIn3 + kDevV;  // floats: [in2 (pool3, FC partial sums, logits)][in3][V]
 constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
-static_assert(Shape1::channels * kE * kDeviceChunk[0] <= kDevV && Shape2::channels * kE * kDeviceChunk[1] <= kDevV &&
-              Shape3::channels * kE * kDeviceChunk[2] <= kDevV);
+static_assert(Shape1::channels * kVStride * kDeviceChunk[0] <= kDevV &&
+              Shape2::channels * kVStride * kDeviceChunk[1] <= kDevV &&
+              Shape3::channels * kVStride * kDeviceChunk[2] <= kDevV && (kDevIn2 + kDevIn3) % 4 == 0);
 // A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack and Kokkos' own 8 (team size + 2)
 // bytes (ParallelFor<TeamPolicy, Cuda>), under 48 KB.
 static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) <= 48 * 1024);
@@ -380,42 +394,64 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
   static_assert(F % NF == 0);
   for (int t0 = 0; t0 < T; t0 += TC) {
     const int n = T - t0 < TC ? T - t0 : TC;
-    // V[c][e][t] of the chunk: a thread per (channel, tile), its 8x8 window in registers.
+    // V[c][t][e] of the chunk: a thread per (channel, tile), its 8x8 window in registers, row by row of V stored
+    // as quads.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * n), [&](int i) {
       const int c = i / n, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
       float d[8][8], x[8][8];
-      for (int r = 0; r < 8; ++r)
+      CNN_WG_DEVICE_UNROLL
+      for (int r = 0; r < 8; ++r) {
+        CNN_WG_DEVICE_UNROLL
         for (int s = 0; s < 8; ++s) d[r][s] = in(c, 4 * ty + r - Sh::pad, 4 * tx + s - Sh::pad);
+      }
+      CNN_WG_DEVICE_UNROLL
       for (int j = 0; j < 8; ++j) bt_apply<1, 8, 8>(&d[0][j], &x[0][j]);
-      for (int k = 0; k < 8; ++k) bt_apply<1, 1, TC>(&x[k][0], v + (c * kE + 8 * k) * TC + t);
+      float* dst = v + (c * TC + t) * kVStride;
+      CNN_WG_DEVICE_UNROLL
+      for (int k = 0; k < 8; ++k) {
+        float w[8];
+        bt_apply<1, 1, 1>(&x[k][0], w);
+        store4(dst + 8 * k, w);
+        store4(dst + 8 * k + 4, w + 4);
+      }
     });
     team.team_barrier();
-    // A thread per (NF filters, tile): the 64 sums over channels, column by column into p = AT M, then Y = p A.
+    // A thread per (NF filters, tile): the 64 sums over channels, row by row into q = M A, then Y = AT q.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
       const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
-      float p[NF][4][8];
+      float q[NF][8][4];
+      const float* vt = v + t * kVStride;
       CNN_WG_DEVICE_UNROLL
-      for (int l = 0; l < 8; ++l) {
+      for (int k = 0; k < 8; ++k) {
+        // Row k: m[h][l] = sum_c U[k][c][f0 + h][l] V[c][t][8 k + l], 4 floats per load.
         float m[NF][8];
         CNN_WG_DEVICE_UNROLL
-        for (int k = 0; k < 8; ++k) {
-          const int e = 8 * k + l;
-          float s[NF];
-          for (int q = 0; q < NF; ++q) s[q] = 0.0f;
-          for (int c = 0; c < C; ++c) {
-            const float x = v[(c * kE + e) * TC + t];
-            float w[NF];
-            load_filters<NF>(u + (e * C + c) * F + f0, w);
-            for (int q = 0; q < NF; ++q) s[q] += w[q] * x;
-          }
-          for (int q = 0; q < NF; ++q) m[q][k] = s[q];
+        for (int h = 0; h < NF; ++h) {
+          CNN_WG_DEVICE_UNROLL
+          for (int l = 0; l < 8; ++l) m[h][l] = 0.0f;
         }
-        for (int q = 0; q < NF; ++q) at_apply<1, 1, 8>(m[q], &p[q][0][l]);
+        CNN_WG_DEVICE_UNROLL_N(unroll 2)  // unrolled further, ptxas hoists the loads and spills
+        for (int c = 0; c < C; ++c) {
+          float x[8];
+          load4(vt + c * TC * kVStride + 8 * k, x);
+          load4(vt + c * TC * kVStride + 8 * k + 4, x + 4);
+          CNN_WG_DEVICE_UNROLL
+          for (int h = 0; h < NF; ++h) {
+            float w[8];
+            const float* uh = u + ((k * C + c) * F + f0 + h) * 8;
+            load4(uh, w);
+            load4(uh + 4, w + 4);
+            CNN_WG_DEVICE_UNROLL
+            for (int l = 0; l < 8; ++l) m[h][l] += w[l] * x[l];
+          }
+        }
+        CNN_WG_DEVICE_UNROLL
+        for (int h = 0; h < NF; ++h) at_apply<1, 1, 1>(m[h], q[h][k]);
       }
-      for (int q = 0; q < NF; ++q) {
+      for (int h = 0; h < NF; ++h) {
         float y[4][4];
-        for (int r = 0; r < 4; ++r) at_apply<1, 1, 1>(p[q][r], y[r]);
-        const int f = f0 + q;
+        for (int j = 0; j < 4; ++j) at_apply<1, 4, 4>(&q[h][0][j], &y[0][j]);
+        const int f = f0 + h;
         for (int a = 0; a < 2; ++a)
           for (int b = 0; b < 2; ++b)
             pool_store<1>(&y[0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
@@ -457,7 +493,10 @@ Floats transform_weights(const ConvLayer& layer) {
           double sum = 0;
           for (int a = 0; a < 5; ++a)
             for (int b = 0; b < 5; ++b) sum += winograd::kG[k][a] * g[a * 5 + b] * winograd::kG[l][b];
-          u[(std::size_t(k * 8 + l) * C + c) * F + f] = float(sum);
+          // Host path U[e][c][f], e = 8 k + l; GPU path U[k][c][f][l].
+          const std::size_t at = kHostPath ? (std::size_t(k * 8 + l) * C + c) * F + f
+                                           : ((std::size_t(k) * C + c) * F + f) * 8 + l;
+          u[at] = float(sum);
         }
     }
   return to_view(u, "winograd_u");
