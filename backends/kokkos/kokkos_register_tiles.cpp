@@ -62,18 +62,7 @@ KOKKOS_INLINE_FUNCTION void fc(const Member& team, const float* pooled, const fl
       logits[o] = acc;
     });
   } else {
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses * 32), [&](int i) {
-      const int o = i / 32, lane = i % 32;
-      float acc = 0.0f;
-      for (int k = lane; k < kFcInputs; k += 32) acc += fw[o * kFcInputs + k] * pooled[k];
-      partial[i] = acc;
-    });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
-      float acc = fb[o];
-      for (int k = 0; k < 32; ++k) acc += partial[o * 32 + k];
-      logits[o] = acc;
-    });
+    fc_team(team, pooled, fw, fb, partial, logits);
   }
 }
 

@@ -27,6 +27,25 @@ Availability availability();  // the space, and whether it can run here (a Cuda 
 // Whether the default space runs on the host (Serial, OpenMP) rather than a GPU.
 inline constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
 
+// Host blocks of the tiled variants stay functions of their own. On Kokkos' Serial space the team loop is
+// inlined into the whole forward pass, and there GCC 12 inlined the blocks too and left their register tiles
+// scalar (README.md); on OpenMP it keeps them out of line by itself.
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__) && !defined(__CUDA_ARCH__)
+#define CNN_KOKKOS_HOST_BLOCK __attribute__((noinline))
+#else
+#define CNN_KOKKOS_HOST_BLOCK
+#endif
+
+// Whether a tiled variant compiles its host tiling (the space's kind), except in the test builds that define
+// CNN_KOKKOS_DEVICE_TILING_ON_HOST (tests/CMakeLists.txt): they run the GPU tiling on a host space with team
+// size 1, so that CI validates its indexing without a GPU. `static`: the two builds of a file differ in it
+// and are linked into one test program.
+#ifdef CNN_KOKKOS_DEVICE_TILING_ON_HOST
+static constexpr bool kHostTiling = false;
+#else
+static constexpr bool kHostTiling = kHostSpace;
+#endif
+
 // Conv layer L's sizes (common/network_spec.hpp) as template arguments, so device code sees plain
 // compile-time constants.
 template <int L, int C, int S, int F, int K, int P>
@@ -80,6 +99,25 @@ KOKKOS_INLINE_FUNCTION float fc_at(const float* in, const float* w, const float*
   float acc = b[o];
   for (int i = 0; i < kFcInputs; ++i) acc += w[o * kFcInputs + i] * in[i];
   return acc;
+}
+
+// logits = FC(pooled) by a team on a GPU: 32 partial sums per class over the team's threads (neighbouring
+// threads read neighbouring weights), then their sums; `partial` holds kClasses * 32 floats.
+template <class Member>
+KOKKOS_INLINE_FUNCTION void fc_team(const Member& team, const float* pooled, const float* fw, const float* fb,
+                                    float* partial, float* logits) {
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses * 32), [&](int i) {
+    const int o = i / 32, lane = i % 32;
+    float acc = 0.0f;
+    for (int k = lane; k < kFcInputs; k += 32) acc += fw[o * kFcInputs + k] * pooled[k];
+    partial[i] = acc;
+  });
+  team.team_barrier();
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
+    float acc = fb[o];
+    for (int k = 0; k < 32; ++k) acc += partial[o * 32 + k];
+    logits[o] = acc;
+  });
 }
 
 class KokkosSession : public Session {

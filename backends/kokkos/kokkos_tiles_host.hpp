@@ -18,7 +18,7 @@ constexpr int kHostFB = kHostBlockFilters[Sh::layer];
 // 16-wide FMAs (the rows), so the loop is FMA-bound, not load-bound; taps whose two input rows are both
 // padding are skipped.
 template <class Sh, int OP, int opad>
-CNN_TILES_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b,
                                                                     float* out, int py, int x0, int f0) {
   constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, FB = kHostFB<Sh>, W = 16;
   static_assert(Sh::side % W == 0 && F % FB == 0);
@@ -89,7 +89,7 @@ KOKKOS_INLINE_FUNCTION void tap_8x8(float (&acc)[4][FB][16], const float* rows, 
 // conv3 + bias + ReLU + pool for filters f0 .. f0 + FB - 1 from the expanded input: the whole 8x8 output of
 // each filter in four vectors, then the 4x4 pooled planes (side OP, interior at opad).
 template <class Sh, int OP, int opad>
-CNN_TILES_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_8x8_host(const float* e, const float* w, const float* b,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_8x8_host(const float* e, const float* w, const float* b,
                                                                     float* out, int f0) {
   constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, S = Sh::side;
   constexpr int FB = kHostFB<Sh>;

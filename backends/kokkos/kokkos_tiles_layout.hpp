@@ -19,25 +19,10 @@
 #else
 #define CNN_TILES_GCC_UNROLL(n)
 #endif
-// The host blocks stay functions of their own. On Kokkos' Serial space the team loop is inlined into the
-// whole forward pass, and there GCC 12 inlined the blocks too and left their tiles scalar (backends/kokkos/
-// README.md); on OpenMP it keeps them out of line by itself.
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__NVCC__)
-#define CNN_TILES_HOST_BLOCK __attribute__((noinline))
-#else
-#define CNN_TILES_HOST_BLOCK
-#endif
 
 namespace cnn::kokkos {
 namespace {  // private to kokkos_register_tiles.cpp (and its test build, tests/CMakeLists.txt)
 
-// CNN_KOKKOS_DEVICE_TILING_ON_HOST runs the GPU tiling on a host space, with team size 1: the test build of
-// tests/CMakeLists.txt, which validates the GPU tiling where CI has no GPU.
-#ifdef CNN_KOKKOS_DEVICE_TILING_ON_HOST
-constexpr bool kHostTiling = false;
-#else
-constexpr bool kHostTiling = kHostSpace;
-#endif
 constexpr int kTeamSize = kHostSpace ? 1 : 256;
 
 // Tiling of one conv layer. Filters are split into groups of NF = 4 NQ + R (a GPU thread's filters; all of

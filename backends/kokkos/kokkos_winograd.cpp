@@ -4,7 +4,7 @@
 // input transform V = BT d B of every 8x8 input tile; element-wise stage M[f][e] = sum_c U[e][c][f] V[c][e]
 // (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
 // 4x4 output tile is 2x2 pooled outputs). The transforms (bt_apply, at_apply) are shared by both work tilings,
-// picked at compile time from the space (kHostPath), as in kokkos:register_tiles:
+// picked at compile time from the space (kHostTiling), as in kokkos:register_tiles:
 // - host (team size 1): a team runs kLanes = 16 images at once, its activations stored image-interleaved,
 //   [c][y][x][image] with zero padding, so every step works on contiguous arrays of 16 floats (one per image)
 //   that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a tile's V[e][c][16] is
@@ -36,25 +36,14 @@
 #endif
 #if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
 #define CNN_WG_GCC_UNROLL(n) _Pragma(#n)
-// Host blocks stay functions of their own: inlined into Serial's whole forward pass, GCC leaves register tiles
-// scalar (README.md, kokkos:register_tiles).
-#define CNN_WG_HOST_BLOCK __attribute__((noinline))
 #else
 #define CNN_WG_GCC_UNROLL(n)
-#define CNN_WG_HOST_BLOCK
 #endif
 
 namespace cnn::kokkos {
 namespace {  // private to kokkos_winograd.cpp (and its test build, tests/CMakeLists.txt)
 
-// CNN_KOKKOS_DEVICE_TILING_ON_HOST runs the GPU path on a host space with team size 1: the test build of
-// tests/CMakeLists.txt, which validates the GPU path's indexing where CI has no GPU.
-#ifdef CNN_KOKKOS_DEVICE_TILING_ON_HOST
-constexpr bool kHostPath = false;
-#else
-constexpr bool kHostPath = kHostSpace;
-#endif
-constexpr int kLanes = kHostPath ? 16 : 1;  // images per team
+constexpr int kLanes = kHostTiling ? 16 : 1;  // images per team
 constexpr int kTeamSize = kHostSpace ? 1 : 128;
 constexpr int kE = 64;  // elements of a transformed tile (winograd::kElems; a plain constant for device code)
 
@@ -118,7 +107,7 @@ constexpr int kHostFP = 8;
 // V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
 // (x = BT d, column by column), then columns (V = x B).
 template <class Sh>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
   constexpr int C = Sh::channels, IN = Sh::padded;
   for (int c = 0; c < C; ++c) {
     float x[8][8][kL];  // x[k][j][lane]
@@ -130,49 +119,47 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* 
   }
 }
 
-// Column l of M for filters f0 .. f0 + FP - 1: m[i][q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane], e = 8 i + l.
-template <class Sh, int FP>
-KOKKOS_INLINE_FUNCTION void elementwise_column_host(const float* __restrict__ v, const float* __restrict__ u,
-                                                    int f0, int l, float (&m)[8][FP][kL]) {
+// Element e of M for filters f0 .. f0 + FB - 1, summed over the channels with FB filters' accumulators in
+// registers (each V load feeding FB FMAs): out[q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane].
+template <class Sh, int FB>
+KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
+                                             float* __restrict__ out) {
   constexpr int C = Sh::channels, F = Sh::filters;
-  for (int i = 0; i < 8; ++i) {
-    const int e = 8 * i + l;
-    float acc[FP][kL];
-    CNN_WG_GCC_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FP; ++q) {
-      CNN_WG_GCC_UNROLL(GCC unroll 1)
-      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
-    }
+  float acc[FB][kL];
+  CNN_WG_GCC_UNROLL(GCC unroll 32)
+  for (int q = 0; q < FB; ++q) {
     CNN_WG_GCC_UNROLL(GCC unroll 1)
-    for (int c = 0; c < C; ++c) {
-      const float* vc = v + (e * C + c) * kL;
-      const float* uc = u + (e * C + c) * F + f0;
-      CNN_WG_GCC_UNROLL(GCC unroll 32)
-      for (int q = 0; q < FP; ++q) {
-        const float w = uc[q];
-        // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
-        CNN_WG_GCC_UNROLL(GCC unroll 1)
-        for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
-      }
-    }
+    for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
+  }
+  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  for (int c = 0; c < C; ++c) {
+    const float* vc = v + (e * C + c) * kL;
+    const float* uc = u + (e * C + c) * F + f0;
     CNN_WG_GCC_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FP; ++q) {
+    for (int q = 0; q < FB; ++q) {
+      const float w = uc[q];
+      // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
       CNN_WG_GCC_UNROLL(GCC unroll 1)
-      for (int ln = 0; ln < kL; ++ln) m[i][q][ln] = acc[q][ln];
+      for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
     }
+  }
+  CNN_WG_GCC_UNROLL(GCC unroll 32)
+  for (int q = 0; q < FB; ++q) {
+    CNN_WG_GCC_UNROLL(GCC unroll 1)
+    for (int ln = 0; ln < kL; ++ln) out[q * kL + ln] = acc[q][ln];
   }
 }
 
 // Filters f0 .. f0 + FP - 1 of tile (ty, tx): element-wise sums column by column, p = AT M, then Y = p A,
 // pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
 template <class Sh, int OP, int opad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
                                                                       float* out, int ty, int tx, int f0) {
   constexpr int FP = kHostFP<Sh>;
   float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
   for (int l = 0; l < 8; ++l) {
     float m[8][FP][kL];
-    elementwise_column_host<Sh, FP>(v, u, f0, l, m);
+    for (int i = 0; i < 8; ++i) elementwise_sums<Sh, FP>(v, u, 8 * i + l, f0, &m[i][0][0]);  // column l of M
     CNN_WG_GCC_UNROLL(GCC unroll 32)
     for (int q = 0; q < FP; ++q) at_apply<kL, FP * kL, 8 * kL>(&m[0][q][0], &p[q][0][l][0]);
   }
@@ -187,43 +174,20 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const floa
   }
 }
 
-// The element-wise stage of one tile on its own, for many channels: M[e][f][lane] = sum_c U[e][c][f] V[e][c][lane],
-// FB filters' accumulators in registers, each V load feeding FB FMAs; their stores are contiguous.
+// The element-wise stage of one tile on its own, for many channels: M[e][f][lane], FB filters at a time; the
+// stores are contiguous.
 template <class Sh, int FB>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __restrict__ v, const float* __restrict__ u,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __restrict__ v, const float* __restrict__ u,
                                                                float* __restrict__ m) {
-  constexpr int C = Sh::channels, F = Sh::filters;
+  constexpr int F = Sh::filters;
   static_assert(F % FB == 0);
   for (int e = 0; e < kE; ++e)
-    for (int f0 = 0; f0 < F; f0 += FB) {
-      float acc[FB][kL];
-      CNN_WG_GCC_UNROLL(GCC unroll 32)
-      for (int q = 0; q < FB; ++q) {
-        CNN_WG_GCC_UNROLL(GCC unroll 1)
-        for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
-      }
-      CNN_WG_GCC_UNROLL(GCC unroll 1)
-      for (int c = 0; c < C; ++c) {
-        const float* vc = v + (e * C + c) * kL;
-        const float* uc = u + (e * C + c) * F + f0;
-        CNN_WG_GCC_UNROLL(GCC unroll 32)
-        for (int q = 0; q < FB; ++q) {
-          const float w = uc[q];
-          CNN_WG_GCC_UNROLL(GCC unroll 1)
-          for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
-        }
-      }
-      CNN_WG_GCC_UNROLL(GCC unroll 32)
-      for (int q = 0; q < FB; ++q) {
-        CNN_WG_GCC_UNROLL(GCC unroll 1)
-        for (int ln = 0; ln < kL; ++ln) m[(e * F + f0 + q) * kL + ln] = acc[q][ln];
-      }
-    }
+    for (int f0 = 0; f0 < F; f0 += FB) elementwise_sums<Sh, FB>(v, u, e, f0, m + (e * F + f0) * kL);
 }
 
 // Output transform of one tile from the stored M: p = AT M column by column, Y = p A, pool, bias, ReLU.
 template <class Sh, int OP, int opad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty,
                                                           int tx) {
   for (int f = 0; f < Sh::filters; ++f) {
     float p[4][8][kL];
@@ -266,7 +230,7 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u,
 
 // Zeroes the border (width pad) of C interleaved padded planes of side P.
 template <int C, int P, int pad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
   for (int r = 0; r < C * P; ++r) {
     float* row = planes + r * P * kL;
     const int y = r % P;
@@ -279,7 +243,7 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
 
 // in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes.
 template <int P, int pad>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_t* const (&src)[kL], float* in1) {
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_t* const (&src)[kL], float* in1) {
   constexpr int S = kImageSide;
   for (int c = 0; c < kImageChannels; ++c)
     for (int y = 0; y < S; ++y)
@@ -292,7 +256,7 @@ CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_
 // FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
 // block: a CUDA build instantiates none of them.
 template <int L>
-CNN_WG_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
                                                               float* probs, int real) {
   float logits[kClasses][L];
   for (int o = 0; o < kClasses; ++o) {
@@ -319,7 +283,7 @@ constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL
 constexpr int kHostV = kE * Shape3::channels * kL;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
 constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
-static_assert(!kHostPath || kLanes == kL);
+static_assert(!kHostTiling || kLanes == kL);
 static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::channels <= Shape3::channels &&
               Shape1::channels <= Shape3::channels);
 
@@ -461,24 +425,6 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
   }
 }
 
-// logits = FC(pooled): 32 partial sums per class over the team, then their sums (as kokkos:register_tiles).
-template <class Member>
-KOKKOS_INLINE_FUNCTION void fc_device(const Member& team, const float* pooled, const float* fw, const float* fb,
-                                      float* partial, float* logits) {
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses * 32), [&](int i) {
-    const int o = i / 32, lane = i % 32;
-    float acc = 0.0f;
-    for (int k = lane; k < kFcInputs; k += 32) acc += fw[o * kFcInputs + k] * pooled[k];
-    partial[i] = acc;
-  });
-  team.team_barrier();
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
-    float acc = fb[o];
-    for (int k = 0; k < 32; ++k) acc += partial[o * 32 + k];
-    logits[o] = acc;
-  });
-}
-
 // ---------------------------------------------------------------------------------------------------------
 
 // U[e][c][f] = (G g GT)[e] of conv layer `layer`, in FP64, stored as float.
@@ -494,7 +440,7 @@ Floats transform_weights(const ConvLayer& layer) {
           for (int a = 0; a < 5; ++a)
             for (int b = 0; b < 5; ++b) sum += winograd::kG[k][a] * g[a * 5 + b] * winograd::kG[l][b];
           // Host path U[e][c][f], e = 8 k + l; GPU path U[k][c][f][l].
-          const std::size_t at = kHostPath ? (std::size_t(k * 8 + l) * C + c) * F + f
+          const std::size_t at = kHostTiling ? (std::size_t(k * 8 + l) * C + c) * F + f
                                            : ((std::size_t(k) * C + c) * F + f) * 8 + l;
           u[at] = float(sum);
         }
@@ -502,7 +448,7 @@ Floats transform_weights(const ConvLayer& layer) {
   return to_view(u, "winograd_u");
 }
 
-constexpr int kScratchFloats = kHostPath ? kHostScratch : kDevScratch;
+constexpr int kScratchFloats = kHostTiling ? kHostScratch : kDevScratch;
 
 // What a team reads and writes.
 struct Args {
@@ -548,7 +494,7 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
   conv_relu_pool_device<Shape1>(team, image, a.u[0], a.b[0], in2, v);
   conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
   conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
-  fc_device(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
+  fc_team(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
   team.team_barrier();
   float* probs = a.probs + img * kClasses;
   Kokkos::single(Kokkos::PerTeam(team), [&] { softmax_into(s + kLogitsAt, probs); });
@@ -584,7 +530,7 @@ class KokkosWinogradSession final : public KokkosSession {
                          KOKKOS_LAMBDA(const Member& team) {
       const Args& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
-      if constexpr (kHostPath) forward_host(team, a, s);
+      if constexpr (kHostTiling) forward_host(team, a, s);
       else forward_device(team, a, s);
     });
   }
