@@ -66,8 +66,7 @@ KOKKOS_INLINE_FUNCTION void fc(const Member& team, const float* pooled, const fl
   }
 }
 
-using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space>,
-                                Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 3>>>;
+using Team = TiledTeamPolicy<kTeamSize, 3>;
 using Member = Team::member_type;
 
 class KokkosRegisterTilesSession final : public KokkosSession {
@@ -79,10 +78,7 @@ class KokkosRegisterTilesSession final : public KokkosSession {
         w3_(pack<Shape3>(net.conv(2).weights)) {}
 
   double forward(LayerTimes&) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t first = 0; first < n_; first += batch()) run(long(first), int(std::min(batch(), n_ - first)));
-    Kokkos::fence();
-    return ms_since(t0);
+    return forward_in_chunks([this](long first, long m) { run(first, int(m)); });
   }
 
   // Public: nvcc refuses device lambdas inside private member functions.
@@ -127,13 +123,8 @@ class KokkosRegisterTilesSession final : public KokkosSession {
   Floats w1_, w2_, w3_;
 };
 
-#ifndef CNN_KOKKOS_DEVICE_TILING_ON_HOST
-const VariantRegistration kRegisterTiles{"kokkos", 3, open_session<KokkosRegisterTilesSession>,
-    {"register_tiles", "team per image, padded scratch, repacked weights, register tiles chosen per space", false}};
-#else
-const VariantRegistration kDeviceTilingOnHost{"kokkos", 4, open_session<KokkosRegisterTilesSession>,
-    {"register_tiles_gpu_tiling", "register_tiles with the GPU tiling on a host space (tests only)", false}};
-#endif
+const VariantRegistration kRegisterTiles = tiled_variant<KokkosRegisterTilesSession>(3, "register_tiles",
+    "team per image, padded scratch, repacked weights, register tiles chosen per space");
 
 }  // namespace
 }  // namespace cnn::kokkos

@@ -4,15 +4,18 @@
 
 #include <Kokkos_Core.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "common/backend.hpp"
 #include "common/fp32_math.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::kokkos {
 
@@ -101,6 +104,27 @@ KOKKOS_INLINE_FUNCTION float fc_at(const float* in, const float* w, const float*
   return acc;
 }
 
+// The registration of a tiled variant S: as kokkos:<name>, or, in the test builds that run the GPU tiling on
+// a host space (CNN_KOKKOS_DEVICE_TILING_ON_HOST), as the test-only kokkos:<name>_gpu_path. In an unnamed
+// namespace: the two builds of a file define it differently and are linked into one test program.
+namespace {
+template <class S>
+VariantRegistration tiled_variant(int order, const std::string& name, const std::string& what) {
+#ifndef CNN_KOKKOS_DEVICE_TILING_ON_HOST
+  return {"kokkos", order, open_session<S>, {name, what, false}};
+#else
+  return {"kokkos", order + 1, open_session<S>,
+          {name + "_gpu_path", name + " with the GPU tiling on a host space (tests only)", false}};
+#endif
+}
+}  // namespace
+
+// The team policy of the tiled variants: the given schedule of the teams on a host, launch bounds (threads
+// per team, blocks per SM) on a GPU.
+template <int Threads, int MinBlocks, class HostSchedule = Kokkos::Schedule<Kokkos::Static>>
+using TiledTeamPolicy = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space, HostSchedule>,
+                                           Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<Threads, MinBlocks>>>;
+
 // logits = FC(pooled) by a team on a GPU: 32 partial sums per class over the team's threads (neighbouring
 // threads read neighbouring weights), then their sums; `partial` holds kClasses * 32 floats.
 template <class Member>
@@ -132,6 +156,14 @@ class KokkosSession : public Session {
   std::vector<std::pair<std::string, std::string>> device_info() const override;
 
  protected:
+  // A forward() that launches run(first image, count) for every chunk of batch() images and fences once.
+  template <class Run>
+  double forward_in_chunks(Run&& run) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::size_t first = 0; first < n_; first += batch_) run(long(first), long(std::min(batch_, n_ - first)));
+    Kokkos::fence();
+    return ms_since(t0);
+  }
   static double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }

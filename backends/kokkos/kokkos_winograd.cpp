@@ -501,28 +501,23 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
 }
 
 
-using Team = std::conditional_t<kHostSpace, Kokkos::TeamPolicy<Space, Kokkos::Schedule<Kokkos::Dynamic>>,
-                                Kokkos::TeamPolicy<Space, Kokkos::LaunchBounds<kTeamSize, 4>>>;
+using Team = TiledTeamPolicy<kTeamSize, 4, Kokkos::Schedule<Kokkos::Dynamic>>;  // 16-image teams: uneven on a host
 using Member = Team::member_type;
 
 class KokkosWinogradSession final : public KokkosSession {
  public:
   KokkosWinogradSession(const Network& net, const RunConfig& config)
-      : KokkosSession(net, config, kAllImages),  // one launch: teams are independent
-        u1_(transform_weights(net.conv(0))),
-        u2_(transform_weights(net.conv(1))),
-        u3_(transform_weights(net.conv(2))) {}
+      : KokkosSession(net, config, kAllImages) {  // one launch: teams are independent
+    for (int l = 0; l < 3; ++l) u_[l] = transform_weights(net.conv(l));
+  }
 
   double forward(LayerTimes&) override {
-    const auto t0 = std::chrono::steady_clock::now();
-    for (std::size_t first = 0; first < n_; first += batch()) run(long(first), long(std::min(batch(), n_ - first)));
-    Kokkos::fence();
-    return ms_since(t0);
+    return forward_in_chunks([this](long first, long m) { run(first, m); });
   }
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
-    const Args args{pixels_.data(), probs_.data(), {u1_.data(), u2_.data(), u3_.data()},
+    const Args args{pixels_.data(), probs_.data(), {u_[0].data(), u_[1].data(), u_[2].data()},
                     {b_[0].data(), b_[1].data(), b_[2].data()}, fc_w_.data(), fc_b_.data(), first, m};
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
     const int teams = int((m + kLanes - 1) / kLanes);
@@ -536,17 +531,12 @@ class KokkosWinogradSession final : public KokkosSession {
   }
 
  private:
-  Floats u1_, u2_, u3_;
+  Floats u_[3];  // transformed weights per conv layer
 };
 
-#ifndef CNN_KOKKOS_DEVICE_TILING_ON_HOST
-const VariantRegistration kWinograd{"kokkos", 5, open_session<KokkosWinogradSession>,
-    {"winograd", "Winograd F(4x4,5x5): transforms + element-wise GEMMs over channels, pool fused; 16 images per "
-                 "host team, one per GPU team", false}};
-#else
-const VariantRegistration kWinogradGpuPath{"kokkos", 6, open_session<KokkosWinogradSession>,
-    {"winograd_gpu_path", "winograd with the GPU path on a host space (tests only)", false}};
-#endif
+const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
+    "Winograd F(4x4,5x5): transforms + element-wise GEMMs over channels, pool fused; 16 images per host team, one "
+    "per GPU team");
 
 }  // namespace
 }  // namespace cnn::kokkos
