@@ -15,10 +15,15 @@
 //   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
-//   tiles into V[c][tile][e] in scratch, then threads over (filter, tile) each compute the 64 sums of one
-//   tile and filter -- M is never stored -- row by row of M (U stored [k][c][f][l] for it: a row's 8 weights
-//   and 8 V values are two 128-bit loads each, 4 FMAs per load), q = M A, then Y = AT q, pool and ReLU in
-//   registers. 46.5 KB of scratch (under CUDA's 48 KB per block).
+//   tiles into V[c][tile][e] in scratch, then threads over (filters, tile) each compute the 64 sums of one
+//   tile for 1 or 2 filters -- M is never stored -- row by row of M (U stored [k][c][f][l] for it: a row's 8
+//   weights and 8 V values are two 128-bit loads each), each row k of q = M A folded at once into the 16
+//   accumulators of Y = AT M A (not q's 32: the registers this frees let conv1 give a thread 2 filters, so that
+//   each V load feeds 2 filters' FMAs -- the stage is bound by its loads -- and its 32-tile chunks take two
+//   full rounds of 128 threads instead of four), then pool and ReLU in registers. conv2 and conv3 keep one
+//   filter per thread: 2 would leave half the team idle (6-tile chunks: 60 items; conv3: 40). 46.5 KB of
+//   scratch (under CUDA's 48 KB per block), which also rules out two images per team for conv3 (its V alone
+//   would take 42.5 KB).
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
 #include "common/flush_denormals.hpp"
@@ -84,6 +89,24 @@ KOKKOS_INLINE_FUNCTION void at_apply(const float* __restrict__ x, float* __restr
     y[3 * YS + l] = (d1 + x7) + 8.0f * d2 + 0.125f * d3;
   }
 }
+
+// AT[i][k] (winograd::kAT as float, computed so that device code needs no table): the k-th point to the i-th
+// power, points 0, 1, -1, 2, -2, 1/2, -1/2 and infinity (k = 7: 1 in the last row only).
+KOKKOS_INLINE_FUNCTION constexpr float at_coefficient(int i, int k) {
+  if (k == 7) return i == 3 ? 1.0f : 0.0f;
+  const float p = k == 0 ? 0.0f : k == 1 ? 1.0f : k == 2 ? -1.0f : k == 3 ? 2.0f : k == 4 ? -2.0f : k == 5 ? 0.5f : -0.5f;
+  float r = 1.0f;
+  for (int e = 0; e < i; ++e) r *= p;
+  return r;
+}
+
+constexpr bool at_coefficients_match() {
+  for (int i = 0; i < 4; ++i)
+    for (int k = 0; k < 8; ++k)
+      if (at_coefficient(i, k) != float(winograd::kAT[i][k])) return false;
+  return true;
+}
+static_assert(at_coefficients_match());
 
 // Pooled output (a, b) of a 4x4 output tile y[i * 4 + j][lane] on N lanes: max of its 2x2, + bias, ReLU.
 template <int N>
@@ -294,8 +317,9 @@ static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::chan
 constexpr int kDeviceChunk[3] = {32, 6, 4};
 template <class Sh>
 constexpr int kChunk = kDeviceChunk[Sh::layer];
-// Filters per thread of the element-wise + output stage: 1 (2 for conv1 spills at 128 registers).
-constexpr int kDeviceFilters[3] = {1, 1, 1};
+// Filters per thread of the element-wise + output stage: conv1 2 (each V load feeds 2 filters' FMAs, 256 items of
+// a 32-tile chunk: two full rounds of the team), conv2 and conv3 1 (2 would leave half the threads idle).
+constexpr int kDeviceFilters[3] = {2, 1, 1};
 // Device layouts, so that the element-wise stage loads 4 floats per instruction: V[c][t][e] and U[k][c][f][l]
 // (e = 8 k + l: one row k of M takes 8 contiguous floats of V and of U per channel and filter).
 // A (channel, tile)'s 64 floats of V are kVStride apart: 4 floats of padding put the 16-byte loads of 8
@@ -380,14 +404,24 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
       }
     });
     team.team_barrier();
-    // A thread per (NF filters, tile): the 64 sums over channels, row by row into q = M A, then Y = AT q.
+    // A thread per (NF filters, tile): the 64 sums over channels, row by row of M; each row k, q = (M A)[k], is
+    // folded straight into Y = AT M A (y += AT[:, k] q), so that a filter holds 16 accumulators, not q's 32.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
       const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
-      float q[NF][8][4];
+      float y[NF][4][4];
+      CNN_WG_DEVICE_UNROLL
+      for (int h = 0; h < NF; ++h) {
+        CNN_WG_DEVICE_UNROLL
+        for (int r = 0; r < 4; ++r) {
+          CNN_WG_DEVICE_UNROLL
+          for (int j = 0; j < 4; ++j) y[h][r][j] = 0.0f;
+        }
+      }
       const float* vt = v + t * kVStride;
       CNN_WG_DEVICE_UNROLL
       for (int k = 0; k < 8; ++k) {
-        // Row k: m[h][l] = sum_c U[k][c][f0 + h][l] V[c][t][8 k + l], 4 floats per load.
+        // Row k: m[h][l] = sum_c U[k][c][f0 + h][l] V[c][t][8 k + l], 4 floats per load; each V load feeds the NF
+        // filters.
         float m[NF][8];
         CNN_WG_DEVICE_UNROLL
         for (int h = 0; h < NF; ++h) {
@@ -410,15 +444,24 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
           }
         }
         CNN_WG_DEVICE_UNROLL
-        for (int h = 0; h < NF; ++h) at_apply<1, 1, 1>(m[h], q[h][k]);
+        for (int h = 0; h < NF; ++h) {
+          float q[4];
+          at_apply<1, 1, 1>(m[h], q);
+          CNN_WG_DEVICE_UNROLL
+          for (int r = 0; r < 4; ++r) {
+            const float a = at_coefficient(r, k);  // a constant once unrolled; the zeros drop out
+            if (a != 0.0f) {
+              CNN_WG_DEVICE_UNROLL
+              for (int j = 0; j < 4; ++j) y[h][r][j] += a * q[j];
+            }
+          }
+        }
       }
       for (int h = 0; h < NF; ++h) {
-        float y[4][4];
-        for (int j = 0; j < 4; ++j) at_apply<1, 4, 4>(&q[h][0][j], &y[0][j]);
         const int f = f0 + h;
         for (int a = 0; a < 2; ++a)
           for (int b = 0; b < 2; ++b)
-            pool_store<1>(&y[0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
+            pool_store<1>(&y[h][0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
       }
     });
     team.team_barrier();  // V is read before the next chunk overwrites it; the planes are complete after the last
