@@ -1,6 +1,7 @@
 #include "backends/omptarget/omptarget_kernels.hpp"
 
 #include <stdexcept>
+#include <type_traits>
 
 #include "backends/offload_kernels/patch_conv.hpp"
 
@@ -129,12 +130,16 @@ int layer_of(const ConvSpec& s) {
 
 template <typename In>
 void conv_relu_pool_any(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
-  switch (layer_of(s)) {
-    case 0: return conv_relu_pool_impl<0, kConv1.filters>(in, n, w, b, out);
-    case 1: return conv_relu_pool_impl<1, kConv2.filters>(in, n, w, b, out);
-    case 2: return conv_relu_pool_impl<2, kConv3.filters>(in, n, w, b, out);
-    default: throw std::logic_error("omptarget: conv_relu_pool for a layer the network does not have");
+  // Pixels feed conv1 only and activations conv2/conv3: only those three regions are compiled (each is
+  // compiled twice, for the host and, at link time, for the GPU).
+  const int layer = layer_of(s);
+  if constexpr (std::is_same_v<In, std::uint8_t>) {
+    if (layer == 0) return conv_relu_pool_impl<0, kConv1.filters>(in, n, w, b, out);
+  } else {
+    if (layer == 1) return conv_relu_pool_impl<1, kConv2.filters>(in, n, w, b, out);
+    if (layer == 2) return conv_relu_pool_impl<2, kConv3.filters>(in, n, w, b, out);
   }
+  throw std::logic_error("omptarget: conv_relu_pool for a layer and input type the network does not have");
 }
 
 }  // namespace
