@@ -71,13 +71,13 @@ template <typename In>
 }
 
 // For G filters f0..f0+G-1 (weights from wf = filter f0), the max over the 2x2 conv outputs under pooled
-// pixel (py, px), before bias, handed to store(g, value). Each input value is loaded once per channel into
-// a 6x6 register patch and used for 4 outputs x G filters; the G x 4 accumulators stay in registers (all
-// loops unrolled).
+// pixel (py, px), before bias, into best[0..G). Each input value is loaded once per channel into a 6x6
+// register patch and used for 4 outputs x G filters; the G x 4 accumulators stay in registers (all loops
+// unrolled). (omptarget cannot use it: backends/omptarget/omptarget_kernels.cpp says why.)
 OFFLOAD_ROUTINE
-template <int G, typename In, typename Store>
-[[gnu::always_inline]] inline void pooled_conv_group_to(const In* img, int channels, int side, const float* wf,
-                                                        int py, int px, Store store) {
+template <int G, typename In>
+[[gnu::always_inline]] inline void pooled_conv_group(const In* img, int channels, int side, const float* wf,
+                                                     int py, int px, float* best) {
   float a[G][4] = {};
   const int y0 = 2 * py - kPad, x0 = 2 * px - kPad;
   for (int c = 0; c < channels; ++c) {
@@ -108,30 +108,8 @@ template <int G, typename In, typename Store>
     }
   }
 #pragma GCC unroll 4
-  for (int g = 0; g < G; ++g) store(g, max_of(max_of(a[g][0], a[g][1]), max_of(a[g][2], a[g][3])));
+  for (int g = 0; g < G; ++g) best[g] = max_of(max_of(a[g][0], a[g][1]), max_of(a[g][2], a[g][3]));
 }
-
-// The G results into best[0..G).
-struct ToArray {
-  float* best;
-  [[gnu::always_inline]] void operator()(int g, float v) const { best[g] = v; }
-};
-OFFLOAD_ROUTINE
-template <int G, typename In>
-[[gnu::always_inline]] inline void pooled_conv_group(const In* img, int channels, int side, const float* wf,
-                                                     int py, int px, float* best) {
-  pooled_conv_group_to<G>(img, channels, side, wf, py, px, ToArray{best});
-}
-
-// The G results with bias and ReLU, stored `stride` floats apart from `out` (filter f0's output). For
-// OpenMP `simd` loops run on warp lanes: GCC 12's offload compiler crashes (ompdevlow) when such a loop's
-// body hands a local array to an inlined function, as pooled_conv_group's callers do.
-struct BiasReluStore {
-  const float* bias;
-  float* out;
-  std::size_t stride;
-  [[gnu::always_inline]] void operator()(int g, float v) const { out[g * stride] = max_of(v + bias[g], 0.0f); }
-};
 
 // One 2x2 max-pool output: `at` points to the top-left input of a plane `side` wide.
 OFFLOAD_ROUTINE

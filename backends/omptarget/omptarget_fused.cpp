@@ -1,8 +1,8 @@
 // omptarget:fused, openacc:flat's step in OpenMP: everything resident (as in omptarget:resident), and
 // the 11 layers become 4 target regions per chunk: conv+ReLU+pool three times (conv outputs never reach
-// memory; each iteration computes the four conv outputs under one pooled pixel for 4 filters from a
-// register patch) and FC+softmax. One `teams distribute parallel for simd` loop collapsed over (image,
-// filter group, y, x): the OpenMP spelling of OpenACC's `gang worker vector`.
+// memory; each iteration computes the four conv outputs under one pooled pixel for all of the layer's
+// filters) and FC+softmax. One `teams distribute parallel for simd` loop over (image, y, x), flattened by
+// hand: the OpenMP spelling of OpenACC's `gang worker vector` (omptarget_kernels.cpp).
 #include "backends/offload_kernels/offload_variants.hpp"
 #include "backends/omptarget/omptarget_kernels.hpp"
 #include "backends/omptarget/omptarget_offload.hpp"

@@ -30,7 +30,7 @@ void conv_layer_impl(const In* in, int n, const ConvSpec& s, const float* w, con
 }
 
 // One iteration of the fused loop: the pooled, biased, ReLU'd outputs at (py, px) of G filters, as
-// offload::pooled_conv_group_to computes them (same taps, same order of summation), written with scalars
+// offload::pooled_conv_group computes them (same taps, same order of summation), written with scalars
 // only. GCC 12 gives every local that is not a register (any array or struct), when inlined into a `simd`
 // loop's body, a per-lane slot in the SIMT stack, i.e. local memory: the shared helper's 6x6 patch and
 // G x 4 accumulators made about 480 loads and stores there per iteration for G = 4
@@ -97,26 +97,25 @@ template <int G, typename In>
 
 // Layer L's sizes are template constants, so the decomposition of the flat index below is 32-bit
 // multiplications by constants rather than 64-bit divisions (each about 70 instructions on the GPU).
-template <int L, int G, typename In>
+// Every iteration computes all F filters: every OpenMP kernel gets 254 registers anyway (README.md), and
+// more accumulators mean more work per loaded value.
+template <int L, typename In>
 void conv_relu_pool_impl(const In* in, int n, const float* w, const float* b, float* out) {
   constexpr ConvSpec s = kConvs[L];
   constexpr int C = s.in_channels, S = s.in_side, F = s.filters, P = s.pooled_side();
-  static_assert(F % G == 0);
-  constexpr int groups = F / G;
   const std::size_t in_len = std::size_t(n) * C * S * S, out_len = std::size_t(n) * F * P * P;
   const std::size_t w_len = s.weight_count();
-  // One loop over (image, filter group, y, x), flattened by hand: GCC 12 runs a `simd` loop on the 32
-  // lanes of a warp (SIMT) only without collapse() (with collapse(4) its PTX has no lane code: each
+  // One loop over (image, y, x), flattened by hand: GCC 12 runs a `simd` loop on the 32 lanes of a warp
+  // (SIMT) only without collapse() (with collapse(4) over the loop nest its PTX had no lane code: each
   // OpenMP thread, a warp, would use one lane). int: a chunk of images keeps the count below 2^31.
-  const int items = n * groups * P * P;
+  const int items = n * P * P;
 #pragma omp target teams distribute parallel for simd map(to : in[0:in_len], w[0:w_len], b[0:F]) \
     map(from : out[0:out_len])
   for (int k = 0; k < items; ++k) {
     const unsigned u = unsigned(k);
-    const int px = int(u % P), py = int(u / P % P), fg = int(u / (P * P) % groups), i = int(u / (P * P * groups));
-    const int f0 = fg * G;
-    pooled_group<G>(in + std::size_t(i) * C * S * S, C, S, w + f0 * C * kK * kK, py, px, b + f0,
-                    out + (std::size_t(i) * F + f0) * P * P + py * P + px, P * P);
+    const int px = int(u % P), py = int(u / P % P), i = int(u / (P * P));
+    pooled_group<F>(in + std::size_t(i) * C * S * S, C, S, w, py, px, b, out + std::size_t(i) * F * P * P + py * P + px,
+                    P * P);
   }
 }
 
@@ -134,10 +133,10 @@ void conv_relu_pool_any(const In* in, int n, const ConvSpec& s, const float* w, 
   // compiled twice, for the host and, at link time, for the GPU).
   const int layer = layer_of(s);
   if constexpr (std::is_same_v<In, std::uint8_t>) {
-    if (layer == 0) return conv_relu_pool_impl<0, kConv1.filters>(in, n, w, b, out);
+    if (layer == 0) return conv_relu_pool_impl<0>(in, n, w, b, out);
   } else {
-    if (layer == 1) return conv_relu_pool_impl<1, kConv2.filters>(in, n, w, b, out);
-    if (layer == 2) return conv_relu_pool_impl<2, kConv3.filters>(in, n, w, b, out);
+    if (layer == 1) return conv_relu_pool_impl<1>(in, n, w, b, out);
+    if (layer == 2) return conv_relu_pool_impl<2>(in, n, w, b, out);
   }
   throw std::logic_error("omptarget: conv_relu_pool for a layer and input type the network does not have");
 }
