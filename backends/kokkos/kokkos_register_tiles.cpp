@@ -54,7 +54,7 @@ KOKKOS_INLINE_FUNCTION void fc(const Member& team, const float* pooled, const fl
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
       float part[16] = {};
       for (int k = 0; k < kFcInputs; k += 16) {
-        CNN_TILES_GCC_UNROLL(GCC unroll 1)
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
         for (int l = 0; l < 16; ++l) part[l] += fw[o * kFcInputs + k + l] * pooled[k + l];
       }
       float acc = fb[o];

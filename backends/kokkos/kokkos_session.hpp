@@ -30,6 +30,20 @@ Availability availability();  // the space, and whether it can run here (a Cuda 
 // Whether the default space runs on the host (Serial, OpenMP) rather than a GPU.
 inline constexpr bool kHostSpace = Kokkos::SpaceAccessibility<Kokkos::HostSpace, Space::memory_space>::accessible;
 
+// Loop pragmas for one compiler only, e.g. CNN_KOKKOS_DEVICE_UNROLL(unroll 2), CNN_KOKKOS_HOST_UNROLL(GCC unroll 4):
+// device loops whose indices address local arrays are unrolled so that the arrays live in registers; host
+// loops are unrolled, or kept rolled for GCC's vectoriser, where that pays.
+#if defined(__CUDA_ARCH__)
+#define CNN_KOKKOS_DEVICE_UNROLL(n) _Pragma(#n)
+#else
+#define CNN_KOKKOS_DEVICE_UNROLL(n)
+#endif
+#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
+#define CNN_KOKKOS_HOST_UNROLL(n) _Pragma(#n)
+#else
+#define CNN_KOKKOS_HOST_UNROLL(n)
+#endif
+
 // Host blocks of the tiled variants stay functions of their own. On Kokkos' Serial space the team loop is
 // inlined into the whole forward pass, and there GCC 12 inlined the blocks too and left their register tiles
 // scalar (README.md); on OpenMP it keeps them out of line by itself.

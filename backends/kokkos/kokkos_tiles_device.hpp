@@ -40,7 +40,7 @@ KOKKOS_INLINE_FUNCTION void conv_2x2_device(const float* in, const float* wbuf, 
                                             float (&acc)[Tiling<Sh, false>::NF][4]) {
   using T = Tiling<Sh, false>;
   constexpr int P = kPaddedSide<Sh>, NF = T::NF, NQ = T::NQ, R = T::R, G = Sh::filters / NF;
-  CNN_TILES_UNROLL(unroll 1)
+  CNN_KOKKOS_DEVICE_UNROLL(unroll 1)
   for (int cl = 0; cl < n; ++cl) {
     float patch[6][6];
     const float* src = in + ((c0 + cl) * P + 2 * py) * P + 2 * px;

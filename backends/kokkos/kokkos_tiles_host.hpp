@@ -25,9 +25,9 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float
   const int y = 2 * py;
   const int ky_lo = y >= Sh::pad - 1 ? 0 : Sh::pad - 1 - y, ky_hi = IN - Sh::pad - y < K ? IN - Sh::pad - y : K;
   float top[FB][W], bottom[FB][W];
-  CNN_TILES_GCC_UNROLL(GCC unroll 32)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int f = 0; f < FB; ++f) {
-    CNN_TILES_GCC_UNROLL(GCC unroll 1)  // see below
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // see below
     for (int x = 0; x < W; ++x) top[f][x] = bottom[f][x] = 0.0f;
   }
   for (int c = 0; c < C; ++c)
@@ -35,13 +35,13 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float
       const float* rt = in + (c * IN + y + ky) * IN + x0;
       const float* rb = rt + IN;
       const float* wrow = w + (c * K + ky) * K * F + f0;
-      CNN_TILES_GCC_UNROLL(GCC unroll 5)
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 5)
       for (int kx = 0; kx < K; ++kx) {
-        CNN_TILES_GCC_UNROLL(GCC unroll 32)
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
         for (int f = 0; f < FB; ++f) {
           const float wt = wrow[kx * F + f];
           // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
-          CNN_TILES_GCC_UNROLL(GCC unroll 1)
+          CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
           for (int x = 0; x < W; ++x) {
             top[f][x] += wt * rt[kx + x];
             bottom[f][x] += wt * rb[kx + x];
@@ -75,12 +75,12 @@ KOKKOS_INLINE_FUNCTION void expand_kx(const Member& team, const float* in, float
 // J0 .. J1 - 1: at ky = 0 vector 0 reads the two top padding rows, at ky = 4 vector 3 the bottom ones.
 template <int FB, int J0, int J1>
 KOKKOS_INLINE_FUNCTION void tap_8x8(float (&acc)[4][FB][16], const float* rows, const float* wp) {
-  CNN_TILES_GCC_UNROLL(GCC unroll 32)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int f = 0; f < FB; ++f) {
     const float wt = wp[f];
-    CNN_TILES_GCC_UNROLL(GCC unroll 4)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
     for (int j = J0; j < J1; ++j) {
-      CNN_TILES_GCC_UNROLL(GCC unroll 1)
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
       for (int x = 0; x < 16; ++x) acc[j][f][x] += wt * rows[16 * j + x];
     }
   }
@@ -96,14 +96,14 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_8x8_host(const float
   static_assert(S == 8 && K == 5 && Sh::pad == 2 && F % FB == 0);
   float acc[4][FB][16];
   for (int j = 0; j < 4; ++j)
-    CNN_TILES_GCC_UNROLL(GCC unroll 32)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
     for (int f = 0; f < FB; ++f) {
-      CNN_TILES_GCC_UNROLL(GCC unroll 1)
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
       for (int x = 0; x < 16; ++x) acc[j][f][x] = 0.0f;
     }
   for (int c = 0; c < C; ++c) {
     const float* wc = w + c * K * K * F + f0;
-    CNN_TILES_GCC_UNROLL(GCC unroll 5)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 5)
     for (int kx = 0; kx < K; ++kx) {
       const float* col = e + (c * K + kx) * IN * S;
       tap_8x8<FB, 1, 4>(acc, col + 0 * S, wc + (0 * K + kx) * F);

@@ -9,16 +9,6 @@
 
 #include "backends/kokkos/kokkos_session.hpp"
 
-#if defined(__CUDA_ARCH__)
-#define CNN_TILES_UNROLL(n) _Pragma(#n)
-#else
-#define CNN_TILES_UNROLL(n)
-#endif
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
-#define CNN_TILES_GCC_UNROLL(n) _Pragma(#n)
-#else
-#define CNN_TILES_GCC_UNROLL(n)
-#endif
 
 namespace cnn::kokkos {
 namespace {  // private to kokkos_register_tiles.cpp (and its test build, tests/CMakeLists.txt)

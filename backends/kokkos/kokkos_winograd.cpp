@@ -31,19 +31,6 @@
 
 #include <type_traits>
 
-// Device loops whose indices address local arrays: unrolled, so that the arrays live in registers.
-#if defined(__CUDA_ARCH__)
-#define CNN_WG_DEVICE_UNROLL _Pragma("unroll")
-#define CNN_WG_DEVICE_UNROLL_N(n) _Pragma(#n)
-#else
-#define CNN_WG_DEVICE_UNROLL
-#define CNN_WG_DEVICE_UNROLL_N(n)
-#endif
-#if defined(__GNUC__) && !defined(__clang__) && !defined(__CUDA_ARCH__) && !defined(__NVCC__)
-#define CNN_WG_GCC_UNROLL(n) _Pragma(#n)
-#else
-#define CNN_WG_GCC_UNROLL(n)
-#endif
 
 namespace cnn::kokkos {
 namespace {  // private to kokkos_winograd.cpp (and its test build, tests/CMakeLists.txt)
@@ -56,7 +43,7 @@ constexpr int kE = 64;  // elements of a transformed tile (winograd::kElems; a p
 // (26 adds/FMAs instead of its 44 non-zeros), as winograd_forward.cpp's bt_apply.
 template <int N, int XS, int RS>
 KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restrict__ r) {
-  CNN_WG_GCC_UNROLL(GCC unroll 1)  // one 16-wide vector iteration on a host; unrolled with 1 lane
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // one 16-wide vector iteration on a host; unrolled with 1 lane
   for (int l = 0; l < N; ++l) {
     const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
                 x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
@@ -78,7 +65,7 @@ KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restr
 // (16 adds/FMAs instead of 22), as winograd_forward.cpp's at_apply.
 template <int N, int XS, int YS>
 KOKKOS_INLINE_FUNCTION void at_apply(const float* __restrict__ x, float* __restrict__ y) {
-  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
   for (int l = 0; l < N; ++l) {
     const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
                 x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
@@ -111,7 +98,7 @@ static_assert(at_coefficients_match());
 // Pooled output (a, b) of a 4x4 output tile y[i * 4 + j][lane] on N lanes: max of its 2x2, + bias, ReLU.
 template <int N>
 KOKKOS_INLINE_FUNCTION void pool_store(const float* __restrict__ y, int a, int b, float bias, float* __restrict__ out) {
-  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
   for (int l = 0; l < N; ++l) {
     const float m = max4(y[((2 * a) * 4 + 2 * b) * N + l], y[((2 * a) * 4 + 2 * b + 1) * N + l],
                          y[((2 * a + 1) * 4 + 2 * b) * N + l], y[((2 * a + 1) * 4 + 2 * b + 1) * N + l]);
@@ -135,9 +122,9 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const flo
   for (int c = 0; c < C; ++c) {
     float x[8][8][kL];  // x[k][j][lane]
     const float* src = in + ((c * IN + 4 * ty) * IN + 4 * tx) * kL;
-    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
-    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int k = 0; k < 8; ++k) bt_apply<kL, kL, C * kL>(&x[k][0][0], v + (k * 8 * C + c) * kL);
   }
 }
@@ -149,26 +136,26 @@ KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const 
                                              float* __restrict__ out) {
   constexpr int C = Sh::channels, F = Sh::filters;
   float acc[FB][kL];
-  CNN_WG_GCC_UNROLL(GCC unroll 32)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
-    CNN_WG_GCC_UNROLL(GCC unroll 1)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
     for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
   }
-  CNN_WG_GCC_UNROLL(GCC unroll 1)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
   for (int c = 0; c < C; ++c) {
     const float* vc = v + (e * C + c) * kL;
     const float* uc = u + (e * C + c) * F + f0;
-    CNN_WG_GCC_UNROLL(GCC unroll 32)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
     for (int q = 0; q < FB; ++q) {
       const float w = uc[q];
       // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
-      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
       for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
     }
   }
-  CNN_WG_GCC_UNROLL(GCC unroll 32)
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
-    CNN_WG_GCC_UNROLL(GCC unroll 1)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
     for (int ln = 0; ln < kL; ++ln) out[q * kL + ln] = acc[q][ln];
   }
 }
@@ -183,12 +170,12 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const 
   for (int l = 0; l < 8; ++l) {
     float m[8][FP][kL];
     for (int i = 0; i < 8; ++i) elementwise_sums<Sh, FP>(v, u, 8 * i + l, f0, &m[i][0][0]);  // column l of M
-    CNN_WG_GCC_UNROLL(GCC unroll 32)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
     for (int q = 0; q < FP; ++q) at_apply<kL, FP * kL, 8 * kL>(&m[0][q][0], &p[q][0][l][0]);
   }
   for (int q = 0; q < FP; ++q) {
     float y[4][4][kL];
-    CNN_WG_GCC_UNROLL(GCC unroll 4)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
     for (int i = 0; i < 4; ++i) at_apply<kL, kL, kL>(&p[q][i][0][0], &y[i][0][0]);
     const int f = f0 + q;
     for (int a = 0; a < 2; ++a)
@@ -214,10 +201,10 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, co
                                                           int tx) {
   for (int f = 0; f < Sh::filters; ++f) {
     float p[4][8][kL];
-    CNN_WG_GCC_UNROLL(GCC unroll 8)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int l = 0; l < 8; ++l) at_apply<kL, 8 * Sh::filters * kL, 8 * kL>(m + (l * Sh::filters + f) * kL, &p[0][l][0]);
     float y[4][4][kL];
-    CNN_WG_GCC_UNROLL(GCC unroll 4)
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
     for (int i = 0; i < 4; ++i) at_apply<kL, kL, kL>(&p[i][0][0], &y[i][0][0]);
     for (int a = 0; a < 2; ++a)
       for (int b = 0; b < 2; ++b)
@@ -287,7 +274,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* p
     for (int l = 0; l < L; ++l) acc[l] = fb[o];
     for (int k = 0; k < kFcInputs; ++k) {
       const float w = fw[o * kFcInputs + k];
-      CNN_WG_GCC_UNROLL(GCC unroll 1)
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
       for (int l = 0; l < L; ++l) acc[l] += w * pooled[k * L + l];
     }
     for (int l = 0; l < L; ++l) logits[o][l] = acc[l];
@@ -387,15 +374,15 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, C * n), [&](int i) {
       const int c = i / n, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
       float d[8][8], x[8][8];
-      CNN_WG_DEVICE_UNROLL
+      CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int r = 0; r < 8; ++r) {
-        CNN_WG_DEVICE_UNROLL
+        CNN_KOKKOS_DEVICE_UNROLL(unroll)
         for (int s = 0; s < 8; ++s) d[r][s] = in(c, 4 * ty + r - Sh::pad, 4 * tx + s - Sh::pad);
       }
-      CNN_WG_DEVICE_UNROLL
+      CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int j = 0; j < 8; ++j) bt_apply<1, 8, 8>(&d[0][j], &x[0][j]);
       float* dst = v + (c * TC + t) * kVStride;
-      CNN_WG_DEVICE_UNROLL
+      CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int k = 0; k < 8; ++k) {
         float w[8];
         bt_apply<1, 1, 1>(&x[k][0], w);
@@ -409,49 +396,49 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F / NF * n), [&](int i) {
       const int f0 = i / n * NF, t = i % n, ty = (t0 + t) / TS, tx = (t0 + t) % TS;
       float y[NF][4][4];
-      CNN_WG_DEVICE_UNROLL
+      CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int h = 0; h < NF; ++h) {
-        CNN_WG_DEVICE_UNROLL
+        CNN_KOKKOS_DEVICE_UNROLL(unroll)
         for (int r = 0; r < 4; ++r) {
-          CNN_WG_DEVICE_UNROLL
+          CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int j = 0; j < 4; ++j) y[h][r][j] = 0.0f;
         }
       }
       const float* vt = v + t * kVStride;
-      CNN_WG_DEVICE_UNROLL
+      CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int k = 0; k < 8; ++k) {
         // Row k: m[h][l] = sum_c U[k][c][f0 + h][l] V[c][t][8 k + l], 4 floats per load; each V load feeds the NF
         // filters.
         float m[NF][8];
-        CNN_WG_DEVICE_UNROLL
+        CNN_KOKKOS_DEVICE_UNROLL(unroll)
         for (int h = 0; h < NF; ++h) {
-          CNN_WG_DEVICE_UNROLL
+          CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int l = 0; l < 8; ++l) m[h][l] = 0.0f;
         }
-        CNN_WG_DEVICE_UNROLL_N(unroll 2)  // unrolled further, ptxas hoists the loads and spills
+        CNN_KOKKOS_DEVICE_UNROLL(unroll 2)  // unrolled further, ptxas hoists the loads and spills
         for (int c = 0; c < C; ++c) {
           float x[8];
           load4(vt + c * TC * kVStride + 8 * k, x);
           load4(vt + c * TC * kVStride + 8 * k + 4, x + 4);
-          CNN_WG_DEVICE_UNROLL
+          CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int h = 0; h < NF; ++h) {
             float w[8];
             const float* uh = u + ((k * C + c) * F + f0 + h) * 8;
             load4(uh, w);
             load4(uh + 4, w + 4);
-            CNN_WG_DEVICE_UNROLL
+            CNN_KOKKOS_DEVICE_UNROLL(unroll)
             for (int l = 0; l < 8; ++l) m[h][l] += w[l] * x[l];
           }
         }
-        CNN_WG_DEVICE_UNROLL
+        CNN_KOKKOS_DEVICE_UNROLL(unroll)
         for (int h = 0; h < NF; ++h) {
           float q[4];
           at_apply<1, 1, 1>(m[h], q);
-          CNN_WG_DEVICE_UNROLL
+          CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int r = 0; r < 4; ++r) {
             const float a = at_coefficient(r, k);  // a constant once unrolled; the zeros drop out
             if (a != 0.0f) {
-              CNN_WG_DEVICE_UNROLL
+              CNN_KOKKOS_DEVICE_UNROLL(unroll)
               for (int j = 0; j < 4; ++j) y[h][r][j] += a * q[j];
             }
           }
