@@ -21,7 +21,7 @@
 //   accumulators of Y = AT M A (not q's 32: the registers this frees let conv1 give a thread 2 filters, so that
 //   each V load feeds 2 filters' FMAs -- the stage is bound by its loads -- and its 32-tile chunks take two
 //   full rounds of 128 threads instead of four), then pool and ReLU in registers. conv2 and conv3 keep one
-//   filter per thread: 2 would leave half the team idle (6-tile chunks: 60 items; conv3: 40). 46.5 KB of
+//   filter per thread: 2 would leave half the team idle (6-tile chunks: 60 items; conv3: 40). 46.8 KB of
 //   scratch (under CUDA's 48 KB per block), which also rules out two images per team for conv3 (its V alone
 //   would take 42.5 KB).
 #include "backends/cpu_kernels/winograd_f4x5.hpp"
@@ -334,17 +334,28 @@ KOKKOS_INLINE_FUNCTION void store4(float* p, const float* r) {
   for (int i = 0; i < 4; ++i) p[i] = r[i];
 #endif
 }
-constexpr int kDevIn2 = Shape2::channels * Shape2::side * Shape2::side;  // pool1's output, unpadded
-constexpr int kDevIn3 = Shape3::channels * Shape3::side * Shape3::side;  // pool2's
+// The input planes of layer Sh in scratch: unpadded rows, but planes kPlaneGap floats longer than side x side, so
+// that the input transform's loads -- threads over (channel, tile), channels a plane apart -- spread over the
+// banks instead of meeting in one: a plane of 256 or 64 floats is a multiple of the 32 banks (9.6- and 10-way
+// conflicts on average); gaps of 3 and 1 leave 2.2- and 2-way (counted over every load of the chunked
+// (channel, tile) order of conv_relu_pool_device). Larger gaps that do better for conv3 do not fit the 48 KB.
+// conv1 reads the pixels from global memory; pool3's planes stay dense (the FC's order).
+template <class Sh>
+constexpr int kPlaneGap = Sh::layer == 1 ? 3 : Sh::layer == 2 ? 1 : 0;
+template <class Sh>
+constexpr int kPlaneStride = Sh::side * Sh::side + kPlaneGap<Sh>;
+constexpr int kDevIn2 = Shape2::channels * kPlaneStride<Shape2>;  // pool1's output
+constexpr int kDevIn3 = Shape3::channels * kPlaneStride<Shape3>;  // pool2's
 constexpr int kDevV = 6528;  // conv1 3 x 32 and conv2 16 x 6 (channel, tile)s of kVStride floats
 constexpr int kDevScratch = kDevIn2 + kDevIn3 + kDevV;  // floats: [in2 (pool3, FC partial sums, logits)][in3][V]
 constexpr int kPartialAt = kFcInputs, kLogitsAt = kPartialAt + kClasses * 32;
 static_assert(Shape1::channels * kVStride * kDeviceChunk[0] <= kDevV &&
               Shape2::channels * kVStride * kDeviceChunk[1] <= kDevV &&
               Shape3::channels * kVStride * kDeviceChunk[2] <= kDevV && (kDevIn2 + kDevIn3) % 4 == 0);
-// A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack and Kokkos' own 8 (team size + 2)
-// bytes (ParallelFor<TeamPolicy, Cuda>), under 48 KB.
-static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) <= 48 * 1024);
+// A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack, Kokkos' own 8 (team size + 2) bytes
+// (ParallelFor<TeamPolicy, Cuda>) and its 16 bytes of static shared memory (ptxas -v), at most 48 KB. Past it,
+// Kokkos 3.4 reports nothing and the kernel does not run (the suite's validation fails: seen with 16 bytes more).
+static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) + 16 <= 48 * 1024);
 
 // Input sample (c, y, x) of layer Sh (zero outside the plane): conv1 from the image's pixels, else from the
 // previous layer's unpadded planes.
@@ -354,14 +365,14 @@ struct DeviceInput {
   const std::uint8_t* pixels;
   KOKKOS_INLINE_FUNCTION float operator()(int c, int y, int x) const {
     if (y < 0 || y >= Sh::side || x < 0 || x >= Sh::side) return 0.0f;
-    const int at = (c * Sh::side + y) * Sh::side + x;
+    const int at = c * kPlaneStride<Sh> + y * Sh::side + x;
     if constexpr (Sh::layer == 0) return normalise_pixel_fp32(pixels[at]);
     else return planes[at];
   }
 };
 
-// Conv + bias + ReLU + pool of one layer over the team, into unpadded planes `out` (side Sh::pooled).
-template <class Sh, class Member>
+// Conv + bias + ReLU + pool of one layer over the team, into planes `out` of side Sh::pooled, OP floats apart.
+template <class Sh, int OP, class Member>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInput<Sh> in, const float* u,
                                                   const float* bias, float* out, float* v) {
   constexpr int C = Sh::channels, F = Sh::filters, TS = Sh::side / 4, T = TS * TS, TC = kChunk<Sh>;
@@ -415,7 +426,11 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
           CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int l = 0; l < 8; ++l) m[h][l] = 0.0f;
         }
-        CNN_KOKKOS_DEVICE_UNROLL(unroll 2)  // unrolled further, ptxas hoists the loads and spills
+        // Channels per unrolled step: the loads of U (80-100 KB a layer: from L2, L1 holds little beside the
+        // shared memory) are what the stage waits on, so each step issues them all before its FMAs. One filter:
+        // 4 channels' 16 loads in flight; two filters (conv1, C = 3): 2, more spills.
+        constexpr int kUnrollC = NF == 1 ? 4 : 2;
+        CNN_KOKKOS_DEVICE_UNROLL(unroll kUnrollC)
         for (int c = 0; c < C; ++c) {
           float x[8];
           load4(vt + c * TC * kVStride + 8 * k, x);
@@ -448,7 +463,7 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
         const int f = f0 + h;
         for (int a = 0; a < 2; ++a)
           for (int b = 0; b < 2; ++b)
-            pool_store<1>(&y[h][0][0], a, b, bias[f], out + (f * OS + 2 * ty + a) * OS + 2 * tx + b);
+            pool_store<1>(&y[h][0][0], a, b, bias[f], out + f * OP + (2 * ty + a) * OS + 2 * tx + b);
       }
     });
     team.team_barrier();  // V is read before the next chunk overwrites it; the planes are complete after the last
@@ -521,9 +536,10 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
   float* v = in3 + kDevIn3;
   float* pooled = s;  // in2 is dead once conv3 runs
   const DeviceInput<Shape1> image{nullptr, a.pixels + img * kImageBytes};
-  conv_relu_pool_device<Shape1>(team, image, a.u[0], a.b[0], in2, v);
-  conv_relu_pool_device<Shape2>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
-  conv_relu_pool_device<Shape3>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
+  conv_relu_pool_device<Shape1, kPlaneStride<Shape2>>(team, image, a.u[0], a.b[0], in2, v);
+  conv_relu_pool_device<Shape2, kPlaneStride<Shape3>>(team, DeviceInput<Shape2>{in2, nullptr}, a.u[1], a.b[1], in3, v);
+  constexpr int dense = Shape3::pooled * Shape3::pooled;
+  conv_relu_pool_device<Shape3, dense>(team, DeviceInput<Shape3>{in3, nullptr}, a.u[2], a.b[2], pooled, v);
   fc_team(team, pooled, a.fw, a.fb, s + kPartialAt, s + kLogitsAt);
   team.team_barrier();
   float* probs = a.probs + img * kClasses;
