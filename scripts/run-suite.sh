@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# A tree an older checkout configured with Makefiles: CMake will not switch it to Ninja in place.
+[ -f build/default/Makefile ] && [ ! -f build/default/build.ninja ] && rm -rf build/default/CMakeCache.txt build/default/CMakeFiles
 cmake --preset default | sed -n 's/^-- \(backend .*\)/\1/p'
 cmake --build --preset suite -j"$(nproc)"
 exec build/default/bin/suite "$@"

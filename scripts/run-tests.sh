@@ -6,4 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-ci}
 scripts/install-deps.sh
+tree=build/$([ "$preset" = ci ] && echo default || echo "$preset")
+# A tree an older checkout configured with Makefiles: CMake will not switch it to Ninja in place.
+[ -f "$tree/Makefile" ] && [ ! -f "$tree/build.ninja" ] && rm -rf "$tree/CMakeCache.txt" "$tree/CMakeFiles"
 cmake --workflow --preset "$preset"
