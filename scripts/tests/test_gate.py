@@ -4,7 +4,6 @@ reports of failed runs (max_abs_prob_diff null) are read."""
 
 import copy
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,6 +14,7 @@ SERIAL = Path(__file__).resolve().parent / "data" / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import gate  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
 
 # Twelve passes of a benchmark on a busy 2-core machine, relative to their median: a spread of
 # about +-12 % (the shape of the passes of build/history/gate/run-*.json, see scripts/README.md).
@@ -22,7 +22,8 @@ SPREAD = [0.89, 0.93, 0.95, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.06, 1.09, 1.12]
 
 
 def run(tool, *args):
-    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, timeout=120)
+    """The tool, run in this process (tools_inprocess.py): what subprocess.run would return."""
+    return run_tool(tool, *args)
 
 
 def suite_report(path, runs):

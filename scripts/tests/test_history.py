@@ -16,10 +16,12 @@ SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import browser, history  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
 
 
 def run(*args):
-    return subprocess.run([str(SCRIPTS / "history"), *map(str, args)], capture_output=True, text=True, timeout=120)
+    """scripts/history, run in this process (tools_inprocess.py): what subprocess.run would return."""
+    return run_tool("history", *args)
 
 
 def commit_report(path, commit, date, factor=1.0, spread=(0.97, 0.99, 1.0, 1.01, 1.03, 1.02)):
@@ -73,7 +75,8 @@ def test_a_damaged_store_is_named_by_line(tmp_path):
 def test_concurrent_appends_are_neither_torn_nor_doubled(tmp_path):
     store = tmp_path / "store.jsonl"
     reports = [commit_report(tmp_path / f"r{i}.json", f"{i:040x}", f"2026-11-0{i + 1}T00:00:00Z") for i in range(4)]
-    # four writers at once, each adding all four reports in a different order
+    # four writers at once, each adding all four reports in a different order: four processes (the
+    # store's flock is what is tested), so the script itself, not run_tool
     procs = [subprocess.Popen([str(SCRIPTS / "history"), "add", *map(str, reports[i:] + reports[:i]), "--store",
                               str(store)], stdout=subprocess.PIPE, stderr=subprocess.PIPE) for i in range(4)]
     for p in procs:
@@ -171,8 +174,7 @@ def test_results_readme_shows_the_portability_cascades_and_the_history(demo_stor
     shutil.copytree(DATA / "results", res)
     (res / "history").mkdir()
     shutil.copy(demo_store, res / "history" / "store.jsonl")
-    r = subprocess.run([str(SCRIPTS / "make-results-readme"), "--results", str(res)], capture_output=True,
-                       text=True, timeout=120)
+    r = run_tool("make-results-readme", "--results", res)
     assert r.returncode == 0, r.stderr
     text = (res / "README.md").read_text()
     assert "## Performance portability" in text and "## History over commits" in text

@@ -5,7 +5,6 @@ import csv
 import io
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,10 +15,12 @@ RESULTS = Path(__file__).resolve().parent / "data" / "results"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import analysis, charts, load, palette, portability  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
 
 
 def run(tool, *args):
-    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, timeout=120)
+    """The tool, run in this process (tools_inprocess.py): what subprocess.run would return."""
+    return run_tool(tool, *args)
 
 
 def fixture_groups():

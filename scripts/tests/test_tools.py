@@ -19,11 +19,16 @@ SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import analysis, load  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
 
 
 def run(tool, *args, cwd=None):
-    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, cwd=cwd,
-                          timeout=120)
+    """The tool, run in this process (tools_inprocess.py): what subprocess.run would return."""
+    return run_tool(tool, *args, cwd=cwd)
+
+
+def run_program(tool, *args):
+    return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, timeout=120)
 
 
 def write_report(path, data):
@@ -41,14 +46,34 @@ def scaled(src, factor, path):
     return write_report(path, data)
 
 
-# ---- scripts/report
+# ---- the scripts as programs (every other test runs the tools in this process: tools_inprocess.py)
+
+
+TOOLS = ("report", "plot", "compare", "history", "make-results-readme")
 
 
 def test_scripts_are_executable_and_use_debians_python():
-    for tool in ("report", "plot", "compare", "make-results-readme"):
+    for tool in TOOLS:
         path = SCRIPTS / tool
         assert path.stat().st_mode & 0o111, tool
         assert path.read_text().startswith("#!/usr/bin/python3\n"), tool
+        r = run_program(tool, "--help")
+        assert r.returncode == 0, (tool, r.stderr)
+        assert r.stdout.startswith(f"usage: {tool} ") and r.stderr == "", (tool, r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("tool, args", [
+    ("report", ("--format", "xml", SERIAL)),  # a usage error (argparse)
+    ("compare", (SERIAL, DATA / "bad" / "wrong-schema.json")),  # a bad report (ReportError)
+    ("history", ("plot",)),  # a usage error of a subcommand (no --out): its prog is "history plot"
+])
+def test_errors_are_the_same_in_process_as_from_the_program(tool, args):
+    program, here = run_program(tool, *args), run(tool, *args)
+    assert program.returncode == 2 and len(program.stderr.splitlines()) == 1, program.stderr
+    assert (here.returncode, here.stdout, here.stderr) == (program.returncode, program.stdout, program.stderr)
+
+
+# ---- scripts/report
 
 
 def test_report_markdown_tables_with_speedups_over_the_named_baselines():
