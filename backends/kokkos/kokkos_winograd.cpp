@@ -354,7 +354,8 @@ static_assert(Shape1::channels * kVStride * kDeviceChunk[0] <= kDevV &&
               Shape3::channels * kVStride * kDeviceChunk[2] <= kDevV && (kDevIn2 + kDevIn3) % 4 == 0);
 // A CUDA block's shared memory: the scratch, its 64 bytes of alignment slack, Kokkos' own 8 (team size + 2) bytes
 // (ParallelFor<TeamPolicy, Cuda>) and its 16 bytes of static shared memory (ptxas -v), at most 48 KB. Past it,
-// Kokkos 3.4 reports nothing and the kernel does not run (the suite's validation fails: seen with 16 bytes more).
+// Kokkos 3.4 reports nothing and the kernel does not run (seen with the scratch at 48 KB without those 16 bytes:
+// the suite's validation failed).
 static_assert(kLogitsAt + kClasses <= kDevIn2 && kDevScratch * 4 + 64 + 8 * (128 + 2) + 16 <= 48 * 1024);
 
 // Input sample (c, y, x) of layer Sh (zero outside the plane): conv1 from the image's pixels, else from the
