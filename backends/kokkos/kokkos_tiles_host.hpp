@@ -19,7 +19,7 @@ constexpr int kHostFB = kHostBlockFilters[Sh::layer];
 // padding are skipped.
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_row_host(const float* in, const float* w, const float* b,
-                                                                    float* out, int py, int x0, int f0) {
+                                                                     float* out, int py, int x0, int f0) {
   constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, FB = kHostFB<Sh>, W = 16;
   static_assert(Sh::side % W == 0 && F % FB == 0);
   const int y = 2 * py;
@@ -90,7 +90,7 @@ KOKKOS_INLINE_FUNCTION void tap_8x8(float (&acc)[4][FB][16], const float* rows, 
 // each filter in four vectors, then the 4x4 pooled planes (side OP, interior at opad).
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void conv_pool_8x8_host(const float* e, const float* w, const float* b,
-                                                                    float* out, int f0) {
+                                                                     float* out, int f0) {
   constexpr int C = Sh::channels, F = Sh::filters, K = Sh::kernel, IN = kPaddedSide<Sh>, S = Sh::side;
   constexpr int FB = kHostFB<Sh>;
   static_assert(S == 8 && K == 5 && Sh::pad == 2 && F % FB == 0);

@@ -9,7 +9,6 @@
 
 #include "backends/kokkos/kokkos_session.hpp"
 
-
 namespace cnn::kokkos {
 namespace {  // private to kokkos_register_tiles.cpp (and its test build, tests/CMakeLists.txt)
 

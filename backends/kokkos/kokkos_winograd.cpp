@@ -31,7 +31,6 @@
 
 #include <type_traits>
 
-
 namespace cnn::kokkos {
 namespace {  // private to kokkos_winograd.cpp (and its test build, tests/CMakeLists.txt)
 
@@ -164,7 +163,7 @@ KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const 
 // pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
-                                                                      float* out, int ty, int tx, int f0) {
+                                                                          float* out, int ty, int tx, int f0) {
   constexpr int FP = kHostFP<Sh>;
   float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
   for (int l = 0; l < 8; ++l) {
@@ -188,7 +187,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const 
 // stores are contiguous.
 template <class Sh, int FB>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* __restrict__ v, const float* __restrict__ u,
-                                                               float* __restrict__ m) {
+                                                                   float* __restrict__ m) {
   constexpr int F = Sh::filters;
   static_assert(F % FB == 0);
   for (int e = 0; e < kE; ++e)
@@ -198,7 +197,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_host(const float* 
 // Output transform of one tile from the stored M: p = AT M column by column, Y = p A, pool, bias, ReLU.
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void output_host(const float* m, const float* bias, float* out, int ty,
-                                                          int tx) {
+                                                              int tx) {
   for (int f = 0; f < Sh::filters; ++f) {
     float p[4][8][kL];
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
@@ -267,7 +266,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::ui
 // block: a CUDA build instantiates none of them.
 template <int L>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
-                                                              float* probs, int real) {
+                                                                  float* probs, int real) {
   float logits[kClasses][L];
   for (int o = 0; o < kClasses; ++o) {
     float acc[L];
