@@ -19,7 +19,7 @@ SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import analysis, load  # noqa: E402
-from tools_inprocess import run_tool  # noqa: E402
+from tools_inprocess import TOOLS as IN_PROCESS_TOOLS, run_tool  # noqa: E402
 
 
 def run(tool, *args, cwd=None):
@@ -49,7 +49,7 @@ def scaled(src, factor, path):
 # ---- the scripts as programs (every other test runs the tools in this process: tools_inprocess.py)
 
 
-TOOLS = ("report", "plot", "compare", "history", "make-results-readme")
+TOOLS = tuple(IN_PROCESS_TOOLS)  # every tool the other tests run in-process also runs once as a program
 
 
 def test_scripts_are_executable_and_use_debians_python():
