@@ -1,0 +1,163 @@
+"""Every file the report tools read or write goes through here.
+
+Reading: only regular files (a device, a FIFO or a socket is refused at once: /dev/zero would be read
+until memory runs out, a FIFO blocks forever), at most MAX_INPUT_BYTES, so one line can say what is
+wrong. Writing: a temporary file that no other user can have planted (mkstemp beside the target: a
+random name, O_EXCL, mode 0600 then the target's mode), flushed, then renamed over the target, so a
+reader sees the old file or the new one and never half of one. Appending: all or nothing, the file is
+truncated back to its old size on any error (a full disk, `ulimit -f`).
+"""
+
+import contextlib
+import errno
+import os
+import signal
+import stat
+import tempfile
+from pathlib import Path
+
+MAX_INPUT_BYTES = 256 * 1024 * 1024  # a report of 10^6 samples is ~20 MB; the store grows ~10 KB a report
+
+
+class UnsafePath(Exception):
+    """Bad input or an unwritable target: one line (callers turn it into their own error type)."""
+
+
+def _why(e):
+    return os.strerror(e.errno) if getattr(e, "errno", None) else str(e)
+
+
+def check_input(path, what="file", limit=MAX_INPUT_BYTES):
+    """Raises UnsafePath unless `path` is a regular file of at most `limit` bytes (symlinks followed)."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise UnsafePath(f"{path}: no such {what}") from None
+    except OSError as e:
+        raise UnsafePath(f"{path}: cannot read: {_why(e)}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise UnsafePath(f"{path}: is a folder, not a {what}")
+    if not stat.S_ISREG(st.st_mode):
+        raise UnsafePath(f"{path}: not a regular file (a device, FIFO or socket), refused")
+    if st.st_size > limit:
+        raise UnsafePath(f"{path}: {st.st_size} bytes, over the {limit // (1024 * 1024)} MiB these tools read")
+    return st
+
+
+def read_bytes(path, what="file", limit=MAX_INPUT_BYTES):
+    """The contents of a regular file, never more than `limit` bytes (a file growing while read too)."""
+    check_input(path, what, limit)
+    try:
+        # O_NONBLOCK: a FIFO swapped in after the check must not block the open.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise UnsafePath(f"{path}: cannot read: {_why(e)}") from None
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise UnsafePath(f"{path}: not a regular file (a device, FIFO or socket), refused")
+        data = f.read(limit + 1)
+    if len(data) > limit:
+        raise UnsafePath(f"{path}: over the {limit // (1024 * 1024)} MiB these tools read")
+    return data
+
+
+def read_text(path, what="file", limit=MAX_INPUT_BYTES):
+    try:
+        return read_bytes(path, what, limit).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise UnsafePath(f"{path}: not UTF-8 text (byte {e.start})") from None
+
+
+def _target_dir(path):
+    path = Path(path)
+    if str(path) in ("", "."):
+        raise UnsafePath("an empty output path")
+    parent = path.parent
+    if path.is_dir():
+        raise UnsafePath(f"{path}: is a folder, not a file to write")
+    if not parent.is_dir():
+        raise UnsafePath(f"{path}: the folder {parent} does not exist")
+    return parent
+
+
+@contextlib.contextmanager
+def _no_sigxfsz():
+    """A file over `ulimit -f` kills the process with SIGXFSZ unless it is ignored; ignored, the write
+    fails with EFBIG, which the callers clean up after."""
+    try:
+        old = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    except (ValueError, AttributeError):  # not the main thread, or no such signal here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGXFSZ, old)
+
+
+def write_bytes(path, data, mode=0o644):
+    """Replaces `path` with `data` atomically; no file but `path` is ever written or followed."""
+    parent = _target_dir(path)
+    path = Path(path)
+    try:
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # keep an existing file's permissions
+    except OSError:
+        pass
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name[:40]}.", suffix=".tmp", dir=parent)
+    except OSError as e:
+        raise UnsafePath(f"{path}: cannot write in {parent}: {_why(e)}") from None
+    try:
+        with _no_sigxfsz(), os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fchmod(f.fileno(), mode & ~_umask())
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except OSError as e:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise UnsafePath(f"{path}: cannot write: {_why(e)}") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_text(path, text, mode=0o644):
+    write_bytes(path, text.encode("utf-8"), mode)
+
+
+def _umask():
+    old = os.umask(0)
+    os.umask(old)
+    return old
+
+
+def append_text(path, text):
+    """Appends `text` to `path` (created if missing) all or nothing: on any error the file is cut back to
+    its old size and UnsafePath says why. The caller holds whatever lock the file needs."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o644)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise UnsafePath(f"{path}: is a symbolic link, refused for appending") from None
+        raise UnsafePath(f"{path}: cannot write: {_why(e)}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafePath(f"{path}: not a regular file, refused")
+        data = text.encode("utf-8")
+        with _no_sigxfsz():
+            try:
+                written = 0
+                while written < len(data):
+                    written += os.write(fd, data[written:])
+                os.fsync(fd)
+            except OSError as e:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(fd, st.st_size)
+                raise UnsafePath(f"{path}: cannot append ({_why(e)}); the file is as it was") from None
+    finally:
+        os.close(fd)
