@@ -12,6 +12,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from . import identity
+
 SCHEMA_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO_ROOT / "results"
@@ -29,32 +31,32 @@ class UntimedRun(ReportError):
 
 @dataclass(frozen=True)
 class Machine:
-    """Where runs were taken. In a scanned folder, each sub-folder (results/cpu/, results/h200/) is one
-    machine by convention, whatever host name its reports carry (a peer such as PyTorch may not write
-    one); reports given one by one, or at the top of the folder, are grouped by host."""
+    """The computer that ran a report: its CPU (model and logical cores), its GPU if a run used one, and
+    the user's label (suite --label). The key is that hardware (identity.py); the host name and the
+    folder a report is kept in (set_name) are shown, never compared."""
 
     set_name: str
     host: str
     cpu_model: str = ""
     gpu_name: str = ""
     logical_cores: int = 0
+    label_text: str = ""  # meta.label
+
+    @property
+    def cpu(self):
+        return identity.cpu_platform(self.cpu_model, self.logical_cores, self.label_text)
 
     @property
     def key(self):
-        return ("set", self.set_name) if self.set_name else ("host", self.host)
+        return (self.cpu.id, self.gpu_name)
 
     @property
     def label(self):
-        hw = self.cpu_model or "unknown CPU"
-        if self.gpu_name:
-            hw += " + " + self.gpu_name
-        name = self.set_name or self.host
-        return f"{name}: {hw}" if name else hw
+        return self.cpu.label + (" + " + self.gpu_name if self.gpu_name else "")
 
     @property
     def slug(self):
-        base = self.set_name or self.host or "machine"
-        return re.sub(r"[^A-Za-z0-9._-]+", "-", base).strip("-") or "machine"
+        return (self.cpu.id + ("-" + identity.slug(self.gpu_name) if self.gpu_name else ""))[:120]
 
 
 @dataclass
@@ -82,6 +84,8 @@ class Run:
     date: str = ""
     git_commit: str = ""
     meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
+    reported_variant: str = ""  # the name the report used, where the variant was renamed since
+    platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
 
     @property
     def name(self):
@@ -89,7 +93,12 @@ class Run:
 
     @property
     def passed(self):
-        return bool(self.validation.get("passed", False))
+        return self.validation.get("passed") is True
+
+    @property
+    def host_fallback(self):
+        """An offload model that ran on the host for want of a device: on no platform of its own."""
+        return identity.is_host_fallback(self.device)
 
     @property
     def on_gpu(self):
@@ -166,9 +175,11 @@ def _parse_run(path, i, r, machine, meta):
     layers = number_dict("layers_ms")
     order = ["conv1", "relu1", "pool1", "conv2", "relu2", "pool2", "conv3", "relu3", "pool3", "fc", "softmax"]
     layers = dict(sorted(layers.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
-    return Run(
+    variant = identity.current_variant(r["backend"], r["variant"])
+    run = Run(
         backend=r["backend"],
-        variant=r["variant"],
+        variant=variant,
+        reported_variant=r["variant"],
         images=images,
         forward_ms=float(median),
         device=r.get("device") if isinstance(r.get("device"), str) else "",
@@ -190,6 +201,30 @@ def _parse_run(path, i, r, machine, meta):
         date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
         git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
         meta_peak_gflops=_number(meta, "peak_gflops"),
+    )
+    run.platform = identity.platform_of(run.on_gpu, run.device, run.device_info, machine.cpu_model,
+                                        machine.logical_cores, machine.gpu_name, machine.label_text)
+    return run
+
+
+def _machine(meta, runs, set_name):
+    """A report's machine; its GPU from meta.gpu, else from the first run that names one (a report of
+    Kokkos-CUDA runs alone has no meta.gpu)."""
+    gpu = meta.get("gpu") if isinstance(meta.get("gpu"), dict) else {}
+    gpu_name = str(gpu.get("gpu_name", "") or "")
+    for r in runs if not gpu_name else []:
+        info = r.get("device_info") if isinstance(r, dict) else None
+        if isinstance(info, dict) and isinstance(info.get("gpu_name"), str) and info["gpu_name"]:
+            gpu_name = info["gpu_name"]
+            break
+    cores = meta.get("logical_cores")
+    return Machine(
+        set_name=set_name,
+        host=str(meta.get("host", "") or "unknown host"),
+        cpu_model=str(meta.get("cpu_model", "") or ""),
+        gpu_name=gpu_name,
+        logical_cores=int(cores) if _is_number(cores) and 0 < cores < 1e7 else 0,
+        label_text=str(meta.get("label", "") or "") if isinstance(meta.get("label", ""), str) else "",
     )
 
 
@@ -230,14 +265,7 @@ def read_report(path, set_name="", strict=True):
             raise ReportError(f"{where}: the report has no runs")
         print(f"note: skipping {where}: the report has no runs", file=sys.stderr)
         return None
-    gpu = meta.get("gpu") if isinstance(meta.get("gpu"), dict) else {}
-    machine = Machine(
-        set_name=set_name,
-        host=str(meta.get("host", "") or "unknown host"),
-        cpu_model=str(meta.get("cpu_model", "") or ""),
-        gpu_name=str(gpu.get("gpu_name", "") or ""),
-        logical_cores=int(meta["logical_cores"]) if _is_number(meta.get("logical_cores")) else 0,
-    )
+    machine = _machine(meta, runs, set_name)
     parsed = []
     for i, r in enumerate(runs):
         try:

@@ -80,10 +80,10 @@ def test_report_markdown_tables_with_speedups_over_the_named_baselines():
     r = run("report", RESULTS)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "### Forward pass — cpu: AMD EPYC" in out
-    assert "### Forward pass — h200: Intel Xeon Platinum 8480C + NVIDIA H200" in out
-    assert "### Per-layer breakdown — cpu: AMD EPYC" in out
-    assert "### Phases — h200" in out  # GPU runs have h2d/d2h
+    assert "### Forward pass — AMD EPYC, 2 cores" in out
+    assert "### Forward pass — Intel Xeon Platinum 8480C, 2 cores + NVIDIA H200" in out
+    assert "### Per-layer breakdown — AMD EPYC, 2 cores" in out
+    assert "### Phases — Intel Xeon Platinum 8480C, 2 cores + NVIDIA H200" in out  # GPU runs have h2d/d2h
     row = next(line for line in out.splitlines() if line.startswith("| cuda:fused | NVIDIA H200 | 200 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     # x serial:naive (0.9 / 0.002), x cuDNN (0.0025 / 0.002), x PyTorch cuda (0.004 / 0.002)
@@ -297,8 +297,10 @@ def test_plot_draws_every_chart_the_data_supports(tmp_path):
     r = run("plot", RESULTS, "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert names == ["cpu-images.png", "cpu-layers.png", "cpu-speedup.png", "cpu-threads.png", "cpu-time.png",
-                     "h200-images.png", "h200-layers.png", "h200-speedup.png", "h200-time.png",
+    cpu, gpu = "cpu-amd-epyc-2c", "cpu-intel-xeon-platinum-8480c-2c-nvidia-h200"
+    assert names == [f"{cpu}-images.png", f"{cpu}-layers.png", f"{cpu}-speedup.png", f"{cpu}-threads.png",
+                     f"{cpu}-time.png", f"{gpu}-images.png", f"{gpu}-layers.png", f"{gpu}-speedup.png",
+                     f"{gpu}-time.png",
                      "portability-application-200.png", "portability-application-50.png",
                      "portability-architectural-200.png", "portability-architectural-50.png"]
     for p in tmp_path.glob("*.png"):
@@ -310,7 +312,7 @@ def test_plot_draws_every_chart_the_data_supports(tmp_path):
     data["runs"] = data["runs"][:1]
     r = run("plot", write_report(tmp_path / "one.json", data), "--out", only)
     assert r.returncode == 0, r.stderr
-    assert sorted(p.name for p in only.glob("*.png")) == ["gpu-node-time.png"]
+    assert sorted(p.name for p in only.glob("*.png")) == [f"{gpu}-time.png"]
 
 
 def test_make_results_readme_tables_charts_and_determinism(tmp_path):
@@ -322,8 +324,8 @@ def test_make_results_readme_tables_charts_and_determinism(tmp_path):
     assert r.returncode == 0, r.stderr
     text = (res / "README.md").read_text()
     assert text.startswith("# Results\n")
-    assert "## cpu: AMD EPYC" in text and "## h200: Intel Xeon Platinum 8480C + NVIDIA H200" in text
-    assert "![Forward time per backend, cpu: AMD EPYC](charts/cpu-time.png)" in text
+    assert "## AMD EPYC, 2 cores" in text and "## Intel Xeon Platinum 8480C, 2 cores + NVIDIA H200" in text
+    assert "![Forward time per backend, AMD EPYC, 2 cores](charts/cpu-amd-epyc-2c-time.png)" in text
     assert "`cpu/serial.json`" in text and "**synthetic test data**" in text
     assert "local/" not in text.split("## How this page is made")[0]
     for link in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
@@ -344,7 +346,7 @@ def test_make_results_readme_with_no_reports(tmp_path):
     assert not (tmp_path / "charts").exists()
 
 
-def test_a_report_folder_is_one_machine_even_when_a_peer_names_its_host_otherwise(tmp_path):
+def test_a_machine_is_its_hardware_not_its_host_name_nor_its_folder(tmp_path):
     h200 = tmp_path / "h200"
     shutil.copytree(RESULTS / "h200", h200)
     data = json.loads((h200 / "pytorch-cuda.json").read_text())
@@ -355,6 +357,11 @@ def test_a_report_folder_is_one_machine_even_when_a_peer_names_its_host_otherwis
     assert r.stdout.count("### Forward pass") == 1
     assert "PyTorch GPU = pytorch:cuda (3.077 ms)" in r.stdout
     assert "several hosts (gpu-node.cluster, gpu-node)" in r.stdout  # in file order
-    # given one by one, the same files are grouped by host: no PyTorch baseline for the suite's runs
+    # given one by one, the same files are still one machine: the same CPU, cores and GPU
     r = run("report", h200 / "suite.json", h200 / "pytorch-cuda.json", "--table", "runs")
-    assert r.stdout.count("### Forward pass") == 2 and "PyTorch GPU" not in r.stdout.split("gpu-node.cluster")[0]
+    assert r.stdout.count("### Forward pass") == 1 and "PyTorch GPU = pytorch:cuda" in r.stdout
+    # the same hardware with another core count is another machine, whatever the folder
+    data["meta"]["logical_cores"] = 16
+    write_report(h200 / "pytorch-cuda.json", data)
+    r = run("report", tmp_path, "--table", "runs")
+    assert r.stdout.count("### Forward pass") == 2
