@@ -57,12 +57,39 @@ function(suite_add_backend name)
   set_property(GLOBAL APPEND PROPERTY SUITE_BUILT_BACKENDS ${name})
 endfunction()
 
+# The former names of a backend's variants, from its folder's manifest.json ("renamed": {"old": "new"}), as
+# C++ initialisers; the report tools read the same file (scripts/suitereport/identity.py).
+function(suite_renamed_variants name out_var)
+  set(manifest ${PROJECT_SOURCE_DIR}/backends/${name}/manifest.json)
+  set(out "")
+  if(EXISTS ${manifest})
+    set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${manifest})
+    file(READ ${manifest} text)
+    string(JSON count ERROR_VARIABLE err LENGTH "${text}" renamed)
+    if(err)
+      set(count 0)
+    endif()
+    if(count GREATER 0)
+      math(EXPR last "${count} - 1")
+      foreach(i RANGE ${last})
+        string(JSON old MEMBER "${text}" renamed ${i})
+        string(JSON new GET "${text}" renamed ${old})
+        string(APPEND out "      {\"${name}\", \"${old}\", \"${new}\"},\n")
+      endforeach()
+    endif()
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
 function(suite_generate_registry)
   get_property(known GLOBAL PROPERTY SUITE_KNOWN_BACKENDS)
   get_property(built GLOBAL PROPERTY SUITE_BUILT_BACKENDS)
   set(entries "")
+  set(renamed "")
   set(libs "")
   foreach(name IN LISTS known)
+    suite_renamed_variants(${name} backend_renamed)
+    string(APPEND renamed "${backend_renamed}")
     if(name IN_LIST built)
       string(APPEND entries "      {\"${name}\", \"\"},\n")
       # Whole archive: nothing references a variant file's registration, so a plain static link would drop it.
@@ -91,6 +118,12 @@ const std::vector<RegistryEntry>& all_backends() {
   static const std::vector<RegistryEntry> entries = registry_entries({
 @entries@  });
   return entries;
+}
+
+const std::vector<RenamedVariant>& renamed_variants() {
+  static const std::vector<RenamedVariant> renamed{
+@renamed@  };
+  return renamed;
 }
 
 }  // namespace cnn

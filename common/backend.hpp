@@ -20,10 +20,19 @@
 
 namespace cnn {
 
+// What a variant's arithmetic runs on and how much of it there is, so that efficiency is measured against
+// the right peak: Winograd executes fewer FLOP than the network's direct convolution (kFlopsPerImage, the
+// "useful" FLOP every variant is credited with), 3xFP16 executes three tensor-core products per useful one.
+struct Arithmetic {
+  std::string unit = "fp32_fma";  // "fp32_fma", "fp16_tensor", "tf32_tensor"
+  double flop_per_image = 0;      // executed FLOP per image; 0: kFlopsPerImage (direct convolution)
+};
+
 struct VariantInfo {
   std::string name;         // "naive", "fused", ...
   std::string description;  // one line: what this step changes
   bool layerwise = false;   // forward() fills per-layer times
+  Arithmetic arithmetic{};
 };
 
 struct Availability {

@@ -56,6 +56,13 @@ struct RegistryEntry {
 // backends), alphabetically.
 const std::vector<RegistryEntry>& all_backends();
 
+// A variant's former name (backends/<name>/manifest.json), so that `--backend openmp:batch`, a name scripts
+// still hold, runs what it became.
+struct RenamedVariant {
+  std::string backend, old_name, new_name;
+};
+const std::vector<RenamedVariant>& renamed_variants();
+
 // What all_backends() is made of: the build's list of (name, why not built; empty when built).
 std::vector<RegistryEntry> registry_entries(const std::vector<std::pair<std::string, std::string>>& configured);
 

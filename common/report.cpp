@@ -60,7 +60,11 @@ json run_to_json(const RunRecord& r) {
                      {"max", r.forward_max_ms()},
                      {"samples", r.forward_samples_ms}};
   j["images_per_s"] = r.images_per_s();
-  j["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;
+  j["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;  // useful: direct-convolution FLOP
+  const double executed = r.arithmetic.flop_per_image > 0 ? r.arithmetic.flop_per_image : kFlopsPerImage;
+  j["arithmetic"] = {{"unit", r.arithmetic.unit},
+                     {"executed_flop_per_image", executed},
+                     {"executed_gflop_per_s", r.images_per_s() * executed / 1e9}};
   j["accuracy"] = r.accuracy;
   const Validation& v = r.validation;
   j["validation"] = {{"reference", "fp64"},
@@ -103,6 +107,7 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["host"] = host_name();
   m["cpu_model"] = cpu_model();
   m["logical_cores"] = logical_cores();
+  if (!meta.label.empty()) m["label"] = meta.label;
   int threads_ran = 0;  // what ran, not what was asked for (OMP_THREAD_LIMIT, one-thread variants)
   for (const RunRecord& r : runs) threads_ran = std::max(threads_ran, r.threads);
   m["threads"] = threads_ran;

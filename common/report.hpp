@@ -20,6 +20,7 @@ inline constexpr int kSchemaVersion = 1;
 
 struct RunRecord {
   std::string backend, variant, device;
+  Arithmetic arithmetic;  // the variant's: the unit it runs on, the FLOP it executes
   std::size_t images = 0, distinct_images = 0, batch = 0;
   int threads = 1;
   std::vector<std::pair<std::string, double>> phases_ms;  // load, setup, h2d, forward, d2h, total, ...
@@ -43,6 +44,7 @@ struct RunRecord {
 
 struct ReportMeta {
   int threads_requested = 0;  // --threads (0: the default, all logical cores)
+  std::string label;          // --label: the user's name for this machine (empty: none)
   std::vector<std::string> command_line;
   std::vector<std::string> data_sources;
   std::string weights;

@@ -1,5 +1,6 @@
 #include "suite/cli.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 
@@ -42,7 +43,7 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
 std::string usage_text() {
   return std::string("suite ") + build_info::version + "\n" + R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
              [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv|gbench]
-             [--save-probs FILE.npy] [--quiet] [--version]
+             [--save-probs FILE.npy] [--label TEXT] [--quiet] [--version]
 
 Runs the ConvNetJS CIFAR-10 network on each backend, validates every result against the FP64
 reference, prints a table and writes a JSON report.
@@ -61,6 +62,8 @@ reference, prints a table and writes a JSON report.
   --format FMT         what goes to stdout: table (default), json, csv or gbench (Google Benchmark's
                        JSON layout, for compare.py, github-action-benchmark and Bencher)
   --save-probs FILE    N x 10 float32 probabilities of the last run, as .npy
+  --label TEXT         a name for this machine in the report (meta.label): the report tools tell platforms
+                       apart by CPU model, cores and GPU, and by this label where those are the same
   --quiet              no table, no progress (errors still go to stderr; a --format other than
                        table is still printed)
   --version            the suite's version and git commit
@@ -115,6 +118,11 @@ Options parse_command_line(const std::vector<std::string>& args) {
     } else if (flag == "--weights") o.weights = value();
     else if (flag == "--output") o.output = value();
     else if (flag == "--save-probs") o.save_probs = value();
+    else if (flag == "--label") {
+      o.label = value();
+      if (o.label.size() > 64 || std::any_of(o.label.begin(), o.label.end(), [](unsigned char c) { return c < 0x20; }))
+        throw UsageError("--label: at most 64 characters, no control characters");
+    }
     else if (flag == "--format") {
       const std::string v = value();
       if (v == "table") o.format = Format::table;

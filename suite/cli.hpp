@@ -26,6 +26,7 @@ struct Options {
   Format format = Format::table;
   std::string save_probs;
   bool quiet = false;
+  std::string label;  // the user's name for this machine, where its CPU and GPU do not tell it apart
 };
 
 inline constexpr std::size_t kMaxImages = 10'000'000;  // 30 GB of pixels; more is a typo

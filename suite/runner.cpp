@@ -111,7 +111,13 @@ std::vector<Selected> select_one(const Registry& reg, const std::string& item) {
   if (colon == std::string::npos) {
     chosen = variants;
   } else {
-    const std::string vname = item.substr(colon + 1);
+    std::string vname = item.substr(colon + 1);
+    for (const RenamedVariant& r : renamed_variants())
+      if (r.backend == name && r.old_name == vname) {
+        std::cerr << "suite: note: " << name << ":" << vname << " is now called " << name << ":" << r.new_name
+                  << "; running that\n";
+        vname = r.new_name;
+      }
     const auto v = std::find_if(variants.begin(), variants.end(), [&](const auto& x) { return x.name == vname; });
     if (v == variants.end()) {
       std::string known;
@@ -164,6 +170,7 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   RunRecord r;
   r.backend = sel.backend->name();
   r.variant = sel.variant.name;
+  r.arithmetic = sel.variant.arithmetic;
   r.load_start = machine_load();
   if (!opt.quiet && r.load_start.other_runnable >= std::max(1, logical_cores() / 2)) {
     std::cerr << "suite: warning: the machine is busy (" << r.load_start.other_runnable
@@ -390,6 +397,7 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
 
   ReportMeta meta;
   meta.threads_requested = opt.threads;
+  meta.label = opt.label;
   meta.command_line = args;
   for (const auto& s : in.data.sources) meta.data_sources.push_back(s);
   meta.weights = in.net.source;

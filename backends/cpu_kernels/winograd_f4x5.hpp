@@ -12,6 +12,8 @@
 // 1e-4 validation tolerance in FP32; these keep it (max |p - p_fp64| ~1e-5).
 #pragma once
 
+#include "common/network_spec.hpp"
+
 namespace cnn::winograd {
 
 inline constexpr int kOut = 4;    // output tile side
@@ -47,5 +49,23 @@ inline constexpr double kBT[kIn][kIn] = {
     {0, -2, 4, 2.5, -5, -0.5, 1, 0},
     {0, -1, 0, 5.25, 0, -5.25, 0, 1},
 };
+
+// The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
+// element-wise stage (64 multiply-adds per channel pair), the input transform BT d B per input channel and
+// the output transform AT M A per filter, plus the FC layer. A transform applies BT (AT) to the 8 columns,
+// then to the 8 (4) rows; with the +-a points paired, BT costs 26 adds or FMAs per 8 values and AT 16
+// (winograd_forward.cpp's bt_apply and at_apply). Each add or FMA counts as one FMA slot, 2 FLOP, as the FMA
+// peak counts them: the efficiency is the share of the FMA units' slots used.
+inline constexpr int kBtOps = 26, kAtOps = 16;
+constexpr double executed_flop(const ConvSpec& c) {
+  const double tiles = double(c.out_side() / kOut) * (c.out_side() / kOut);
+  const double input = 2.0 * (kIn + kIn) * kBtOps;
+  const double output = 2.0 * (kIn + kOut) * kAtOps;
+  const double elementwise = 2.0 * kElems * c.in_channels * c.filters;
+  return tiles * (elementwise + input * c.in_channels + output * c.filters);
+}
+inline constexpr double kExecutedFlopPerImage =
+    executed_flop(kConv1) + executed_flop(kConv2) + executed_flop(kConv3) + kFc.flops();
+static_assert(kConv1.out_side() % kOut == 0 && kConv2.out_side() % kOut == 0 && kConv3.out_side() % kOut == 0);
 
 }  // namespace cnn::winograd

@@ -123,12 +123,13 @@ KOKKOS_INLINE_FUNCTION float fc_at(const float* in, const float* w, const float*
 // namespace: the two builds of a file define it differently and are linked into one test program.
 namespace {
 template <class S>
-VariantRegistration tiled_variant(int order, const std::string& name, const std::string& what) {
+VariantRegistration tiled_variant(int order, const std::string& name, const std::string& what,
+                                  Arithmetic arithmetic = {}) {
 #ifndef CNN_KOKKOS_DEVICE_TILING_ON_HOST
-  return {"kokkos", order, open_session<S>, {name, what, false}};
+  return {"kokkos", order, open_session<S>, {name, what, false, arithmetic}};
 #else
   return {"kokkos", order + 1, open_session<S>,
-          {name + "_gpu_path", name + " with the GPU tiling on a host space (tests only)", false}};
+          {name + "_gpu_path", name + " with the GPU tiling on a host space (tests only)", false, arithmetic}};
 #endif
 }
 }  // namespace

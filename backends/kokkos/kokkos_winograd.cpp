@@ -582,7 +582,7 @@ class KokkosWinogradSession final : public KokkosSession {
 
 const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
     "Winograd F(4x4,5x5): transforms + element-wise GEMMs over channels, pool fused; 16 images per host team, one "
-    "per GPU team");
+    "per GPU team", {"fp32_fma", winograd::kExecutedFlopPerImage});
 
 }  // namespace
 }  // namespace cnn::kokkos

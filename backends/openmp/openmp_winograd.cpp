@@ -3,6 +3,7 @@
 #include <omp.h>
 
 #include "backends/cpu_kernels/omp_threads.hpp"
+#include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/cpu_kernels/winograd_forward.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
@@ -54,7 +55,8 @@ class OpenMpWinogradSession final : public HostSession {
 };
 
 const VariantRegistration kWinograd{"openmp", 3, open_session<OpenMpWinogradSession>,
-    {"winograd", "threads over groups of images, each through serial:winograd's kernel", false}};
+    {"winograd", "threads over groups of images, each through serial:winograd's kernel", false,
+     {"fp32_fma", winograd::kExecutedFlopPerImage}}};
 
 }  // namespace
 }  // namespace cnn::openmp

@@ -2,6 +2,7 @@
 // (backends/cpu_kernels/winograd_forward.hpp): 64 multiplies per 4x4 output tile and channel pair instead
 // of 400, on one thread, four images at a time (SIMD lanes over images and tiles). conv1 too, with its
 // 3-channel sums fused into the output transform.
+#include "backends/cpu_kernels/winograd_f4x5.hpp"
 #include "backends/cpu_kernels/winograd_forward.hpp"
 #include "common/timer.hpp"
 #include "common/registry.hpp"
@@ -37,7 +38,8 @@ class SerialWinogradSession final : public HostSession {
 
 const VariantRegistration kWinograd{"serial", 3, open_session<SerialWinogradSession>,
     {"winograd", "serial:opt with Winograd F(4x4,5x5) convolutions: 64 multiplies per 4x4 tile and channel pair "
-                 "instead of 400, four images per SIMD pass", false}};
+                 "instead of 400, four images per SIMD pass", false,
+     {"fp32_fma", winograd::kExecutedFlopPerImage}}};
 
 }  // namespace
 }  // namespace cnn::serial

@@ -85,6 +85,8 @@ class Run:
     git_commit: str = ""
     meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
     reported_variant: str = ""  # the name the report used, where the variant was renamed since
+    arith_unit: str = ""  # the unit its arithmetic ran on (report's arithmetic.unit; "" in older reports)
+    executed_gflop_per_s: float = 0.0  # the FLOP it executed per second (0: not recorded)
     platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
 
     @property
@@ -176,10 +178,14 @@ def _parse_run(path, i, r, machine, meta):
     order = ["conv1", "relu1", "pool1", "conv2", "relu2", "pool2", "conv3", "relu3", "pool3", "fc", "softmax"]
     layers = dict(sorted(layers.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order)))
     variant = identity.current_variant(r["backend"], r["variant"])
+    arith = r.get("arithmetic") if isinstance(r.get("arithmetic"), dict) else {}
+    executed = _number(arith, "executed_flop_per_image")
     run = Run(
         backend=r["backend"],
         variant=variant,
         reported_variant=r["variant"],
+        arith_unit=arith.get("unit") if isinstance(arith.get("unit"), str) else "",
+        executed_gflop_per_s=ips * executed / 1e9 if executed > 0 else 0.0,
         images=images,
         forward_ms=float(median),
         device=r.get("device") if isinstance(r.get("device"), str) else "",

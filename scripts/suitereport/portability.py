@@ -1,138 +1,290 @@
-"""Pennycook et al.'s performance portability metric over the report folders (the platforms).
+"""The portability verdict: Pennycook et al.'s performance portability over platforms named by their
+hardware (identity.py), like for like.
 
-  PP(a, p, H) = |H| / sum over i in H of 1 / e_i(a, p)   if model a runs (validated) on every i in H
+  PP(a, p, H) = |H| / sum over i in H of 1 / e_i(a, p)   if model a is supported on every i in H
               = 0                                          otherwise
-with two kinds of efficiency e_i, at one image count:
-  application    the fastest validated run of any model on platform i / model a's fastest validated run
-  architectural  model a's best useful GFLOP/s on i (flops_per_image x images/s) / platform i's peak
-A model is a backend (its fastest variant counts); a platform is a report folder (results/cpu/<machine>,
-results/h200): on a folder with GPU runs only GPU runs count (its host CPU is not the platform).
-A platform's peak, in this order: a report meta's "peak_gflops"; benchmarks/fma_peak's output in the
-folder (fma_peak.json, all threads, median); the first number in the folder's peak.txt.
+A model is a backend (`openmp`, `kokkos`, `pytorch`); its entry on a platform is its best validated run
+there with the platform's full resources: on a CPU every logical core (a 1-thread run is no CPU entry), on
+a GPU the GPU. An offload model that fell back to the host is on no platform. H is every platform in the
+data unless the user names some. Beside the strict PP (0 where a model is missing on any platform) the
+verdict gives "supported on k of N", the PP over the supported subset, and the PP over the CPU-only and
+GPU-only subsets.
+
+Two efficiencies, at one image count:
+  application    the fastest entry of any model on platform i / model a's entry
+  architectural  a's executed GFLOP/s / platform i's measured peak of the unit a runs on (the report's
+                 `arithmetic`: Winograd executes fewer FLOP than direct convolution, 3xFP16 three tensor
+                 products per useful one); runs whose report predates `arithmetic` have none.
+Peaks, measured and kept beside the reports: gpu_peak.json (benchmarks/gpu_peak.cu: FP32 FMA, TF32 and
+FP16 tensor) for the GPU it names; fma_peak.json (benchmarks/fma_peak, all threads) for the CPU platform
+of the suite reports in its folder; a report meta's `peak_gflops` (FP32 FMA) for that report's platforms;
+peak.txt (FP32 FMA, older results) for its folder's GPU platform.
 """
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import identity
 
 KINDS = ("application", "architectural")
 
 
 @dataclass
-class Platform:
-    name: str
-    runs: list
-    peak_gflops: float = None
-    peak_source: str = ""
+class Entry:
+    run: object  # load.Run: the model's best validated full-resource run on the platform
+    application: float = None
+    architectural: float = None
+    peak: float = None  # GFLOP/s of the unit the run used
 
 
 @dataclass
-class Result:
-    kind: str
+class PlatformData:
+    platform: identity.Platform
+    runs: list = field(default_factory=list)  # its eligible runs at the verdict's image count
+    peaks: dict = field(default_factory=dict)  # unit -> (GFLOP/s, where it comes from)
+
+    @property
+    def id(self):
+        return self.platform.id
+
+    def commits(self, entries):
+        return sorted({e.run.git_commit[:10] or "unknown" for e in entries})
+
+
+@dataclass
+class Verdict:
     images: int
-    platforms: list  # Platform, in the order of the folders
-    efficiency: dict = field(default_factory=dict)  # model -> {platform name: e or None}
+    platforms: list  # PlatformData, CPUs first, then GPUs, each by label
+    models: list  # backend names, the most portable first
+    entries: dict  # (model, platform id) -> Entry
+    left_out: dict = field(default_factory=dict)  # why runs are not entries -> count
 
-    def pp(self, model, names=None):
-        names = names or [p.name for p in self.platforms]
-        effs = [self.efficiency[model].get(n) for n in names]
-        if not effs or any(e is None or e <= 0 for e in effs):
-            return 0.0
-        return len(effs) / sum(1 / e for e in effs)
+    def entry(self, model, pid):
+        return self.entries.get((model, pid))
+
+    def efficiency(self, model, pid, kind="application"):
+        e = self.entry(model, pid)
+        return getattr(e, kind) if e else None
+
+    def ids(self, kind_of_platform=None):
+        return [p.id for p in self.platforms if kind_of_platform in (None, p.platform.kind)]
+
+    def pp(self, model, ids=None, kind="application"):
+        """Strict: 0 unless the model has an efficiency on every platform of `ids` (default: all)."""
+        ids = self.ids() if ids is None else ids
+        return harmonic_mean([self.efficiency(model, i, kind) for i in ids])
+
+    def supported(self, model, ids=None, kind="application"):
+        ids = self.ids() if ids is None else ids
+        return [i for i in ids if (self.efficiency(model, i, kind) or 0) > 0]
+
+    def pp_supported(self, model, ids=None, kind="application"):
+        """The PP over the platforms where the model runs (None where it runs on none)."""
+        s = self.supported(model, ids, kind)
+        return harmonic_mean([self.efficiency(model, i, kind) for i in s]) if s else None
+
+    def fastest(self, pid):
+        entries = [e for (m, i), e in self.entries.items() if i == pid]
+        return min(entries, key=lambda e: e.run.forward_ms) if entries else None
+
+    def cascade(self, model, kind="application"):
+        """Sewall et al.: (platform id, efficiency, PP over the first k) with the model's platforms sorted
+        by efficiency, high to low; unsupported platforms last, with efficiency 0 and PP 0 from there on."""
+        effs = sorted(((self.efficiency(model, i, kind) or 0.0, i) for i in self.ids()), key=lambda t: -t[0])
+        out = []
+        for k, (e, pid) in enumerate(effs):
+            out.append((pid, e, harmonic_mean([x for x, _ in effs[:k + 1]])))
+        return out
 
 
-def platform_peak(folder, runs):
-    for r in runs:
-        if r.meta_peak_gflops:
-            return r.meta_peak_gflops, "report meta peak_gflops"
-    folder = Path(folder) if folder else None
-    if folder and (folder / "fma_peak.json").is_file():
-        peak = _fma_peak(folder / "fma_peak.json")
-        if peak:
-            return peak
-    if folder and (folder / "peak.txt").is_file():
-        for line in (folder / "peak.txt").read_text().splitlines():
-            m = re.match(r"\s*([0-9.]+(?:[eE][0-9]+)?)\s*$", line)
-            if m:
-                return float(m.group(1)), "peak.txt"
-    return None, ""
+def harmonic_mean(effs):
+    if not effs or any(e is None or not e > 0 for e in effs):
+        return 0.0
+    return len(effs) / sum(1.0 / e for e in effs)
 
 
-def _fma_peak(path):
-    """(GFLOP/s, source) of benchmarks/fma_peak's Google Benchmark output: the all-threads median of
-    the repetitions (with their coefficient of variation), else the single run."""
-    try:
-        entries = [b for b in json.loads(path.read_text()).get("benchmarks", [])
-                   if "AllThreads" in str(b.get("name", "")) and isinstance(b.get("GFLOP/s"), (int, float))]
-    except (ValueError, AttributeError, OSError):
-        return None
-    by = {b.get("aggregate_name"): b["GFLOP/s"] for b in entries}
-    if "median" in by:
-        cv = f", cv {100 * by['cv']:.0f} %" if "cv" in by else ""
-        return float(by["median"]), f"fma_peak.json, all threads, median of repetitions{cv}"
-    if None in by:
-        return float(by[None]), "fma_peak.json, all threads, one repetition"
+# ---- which runs are entries
+
+
+def why_not_entry(run):
+    """None for a run that may be a platform entry, else the reason (counted in Verdict.left_out)."""
+    if not run.passed:
+        return "not validated, or validation failed"
+    if run.host_fallback:
+        return "an offload model's host fallback (no device): on no platform"
+    if run.platform.kind == "cpu" and run.platform.cores and run.threads != run.platform.cores:
+        return "a CPU run on fewer threads than the platform's cores"
     return None
 
 
-def platforms(groups):
-    """One platform per machine group (a report folder, whose peak files are next to its reports)."""
-    out = []
-    for g in groups:
-        gpu = any(r.on_gpu for r in g.runs)
-        runs = [r for r in g.runs if r.on_gpu == gpu and r.passed]
-        if not runs:
+def _peaks(runs):
+    """{platform id: {unit: (GFLOP/s, source)}} from the peak files beside the runs' reports and from the
+    reports' meta.peak_gflops."""
+    peaks = {}
+
+    def put(pid, unit, value, source):
+        if value and value > 0 and math.isfinite(value):
+            peaks.setdefault(pid, {}).setdefault(unit, (float(value), source))
+
+    for r in runs:
+        if r.meta_peak_gflops:
+            put(r.platform.id, "fp32_fma", r.meta_peak_gflops, f"{r.source}: meta.peak_gflops")
+    folders = {}
+    for r in runs:
+        folders.setdefault(Path(r.source).parent, []).append(r)
+    for folder, rs in folders.items():
+        cpu_ids = sorted({r.machine.cpu.id for r in rs})
+        gpu_ids = sorted({r.platform.id for r in rs if r.platform.kind == "gpu"})
+        gpu_peak = _read_json(folder / "gpu_peak.json")
+        if isinstance(gpu_peak, dict) and isinstance(gpu_peak.get("peaks_gflop_per_s"), dict):
+            pid = identity.gpu_platform(str(gpu_peak.get("gpu_name", ""))).id
+            for unit, v in gpu_peak["peaks_gflop_per_s"].items():
+                if isinstance(v, (int, float)):
+                    put(pid, unit, v, f"{folder / 'gpu_peak.json'} (benchmarks/gpu_peak)")
+        fma = _fma_peak(folder / "fma_peak.json")
+        if fma and len(cpu_ids) == 1:
+            put(cpu_ids[0], "fp32_fma", fma[0], f"{folder / 'fma_peak.json'} ({fma[1]})")
+        legacy = _peak_txt(folder / "peak.txt")
+        if legacy and len(gpu_ids) == 1:
+            put(gpu_ids[0], "fp32_fma", legacy, f"{folder / 'peak.txt'}")
+    return peaks
+
+
+def _read_json(path):
+    try:
+        if path.is_file() and path.stat().st_size < 16 * 1024 * 1024:
+            return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        pass
+    return None
+
+
+def _fma_peak(path):
+    """(GFLOP/s, how) of benchmarks/fma_peak's Google Benchmark output: the all-threads median of the
+    repetitions (with their coefficient of variation), else the single run."""
+    data = _read_json(path)
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        return None
+    entries = [b for b in data["benchmarks"] if isinstance(b, dict) and "AllThreads" in str(b.get("name", ""))
+               and isinstance(b.get("GFLOP/s"), (int, float)) and math.isfinite(b["GFLOP/s"])]
+    by = {b.get("aggregate_name"): b["GFLOP/s"] for b in entries}
+    if "median" in by:
+        cv = f", cv {100 * by['cv']:.0f} %" if "cv" in by else ""
+        return float(by["median"]), f"all threads, median of repetitions{cv}"
+    if None in by:
+        return float(by[None]), "all threads, one repetition"
+    return None
+
+
+def _peak_txt(path):
+    try:
+        if not path.is_file() or path.stat().st_size > 65536:
+            return None
+        for line in path.read_text(encoding="utf-8").splitlines():
+            m = re.match(r"\s*([0-9.]+(?:[eE][0-9]+)?)\s*$", line)
+            if m:
+                return float(m.group(1))
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+# ---- the verdict
+
+
+def image_counts(runs):
+    """Image counts in the data, those with the most platforms first (ties: the larger)."""
+    plats = {}
+    for r in runs:
+        if why_not_entry(r) is None:
+            plats.setdefault(r.images, set()).add(r.platform.id)
+    return sorted(plats, key=lambda n: (-len(plats[n]), -n))
+
+
+def verdict(runs, images=None, platform_ids=None):
+    """The verdict over `runs` at `images` (default: the count most platforms share); platform_ids
+    restricts H (the ids of identity.Platform; unknown ids are an error for the caller to report)."""
+    counts = image_counts(runs)
+    if images is None:
+        images = counts[0] if counts else 0
+    left_out = {}
+    plats = {}
+    for r in runs:
+        if r.images != images:
             continue
-        peak, source = platform_peak(Path(g.runs[0].source).parent, runs)
-        out.append(Platform(g.machine.set_name or g.machine.host, runs, peak, source))
-    return out
-
-
-def compute(plats, images, kind):
-    res = Result(kind, images, plats)
+        why = why_not_entry(r)
+        if why:
+            left_out[why] = left_out.get(why, 0) + 1
+            continue
+        if platform_ids and r.platform.id not in platform_ids:
+            continue
+        plats.setdefault(r.platform.id, PlatformData(r.platform)).runs.append(r)
+    peaks = _peaks(runs)
+    for pid, p in plats.items():
+        p.peaks = peaks.get(pid, {})
+    order = sorted(plats.values(), key=lambda p: (p.platform.kind != "cpu", p.platform.label))
+    entries = {}
+    for p in order:
+        best = {}
+        for r in p.runs:
+            if r.backend not in best or r.forward_ms < best[r.backend].forward_ms:
+                best[r.backend] = r
+        fastest = min(r.forward_ms for r in best.values())
+        for model, r in best.items():
+            peak = p.peaks.get(r.arith_unit, (None, ""))[0] if r.arith_unit else None
+            arch = r.executed_gflop_per_s / peak if peak and r.executed_gflop_per_s > 0 else None
+            entries[(model, p.id)] = Entry(r, fastest / r.forward_ms, arch, peak)
     models = []
-    for p in plats:
-        models += [r.backend for r in p.runs if r.images == images and r.backend not in models]
-    for m in models:
-        res.efficiency[m] = {}
-    for p in plats:
-        at = [r for r in p.runs if r.images == images]
-        if not at:
-            continue
-        best_any = min(r.forward_ms for r in at)
-        for m in models:
-            mine = [r for r in at if r.backend == m]
-            if not mine:
-                res.efficiency[m][p.name] = None
-            elif kind == "application":
-                res.efficiency[m][p.name] = best_any / min(r.forward_ms for r in mine)
-            else:
-                best = max(r.gflop_per_s for r in mine)
-                res.efficiency[m][p.name] = best / p.peak_gflops if p.peak_gflops and best > 0 else None
-    return res
+    for p in order:
+        for r in p.runs:
+            if r.backend not in models:
+                models.append(r.backend)
+    v = Verdict(images, order, models, entries, left_out)
+    v.models.sort(key=lambda m: (-v.pp(m), -(v.pp_supported(m) or 0), -len(v.supported(m)), m))
+    return v
 
 
-def common_image_counts(plats):
-    counts = None
-    for p in plats:
-        mine = {r.images for r in p.runs}
-        counts = mine if counts is None else counts & mine
-    return sorted(counts or [])
+def to_json(v):
+    """The verdict for scripts and CI (README: "The portability verdict")."""
+
+    def rounded(x):
+        return None if x is None else round(x, 4)
+
+    def sub_pp(m, kind, which):
+        ids = v.ids(which)
+        return rounded(v.pp(m, ids, kind)) if ids else None
+
+    platforms = []
+    for p in v.platforms:
+        es = [e for (m, i), e in v.entries.items() if i == p.id]
+        f = v.fastest(p.id)
+        platforms.append({"id": p.id, "kind": p.platform.kind, "label": p.platform.label,
+                          "cores": p.platform.cores or None, "commits": p.commits(es),
+                          "fastest": f.run.name if f else None,
+                          "fastest_ms": rounded(f.run.forward_ms) if f else None,
+                          "peaks_gflop_per_s": {u: round(g, 1) for u, (g, _) in p.peaks.items()}})
+    models = {}
+    for m in v.models:
+        entry = {}
+        for kind in KINDS:
+            key = "" if kind == "application" else "architectural_"
+            entry[f"{key}pp"] = rounded(v.pp(m, None, kind))
+            entry[f"{key}pp_supported"] = rounded(v.pp_supported(m, None, kind))
+            entry[f"{key}pp_cpu"] = sub_pp(m, kind, "cpu")
+            entry[f"{key}pp_gpu"] = sub_pp(m, kind, "gpu")
+            entry[f"{key}supported"] = len(v.supported(m, None, kind))
+            entry["efficiency" if kind == "application" else "architectural"] = {
+                i: rounded(v.efficiency(m, i, kind)) for i in v.ids()}
+        entry["runs"] = {i: _run_facts(v.entry(m, i)) for i in v.ids() if v.entry(m, i)}
+        models[m] = entry
+    return {"images": v.images, "platforms": platforms, "models": models,
+            "left_out": dict(sorted(v.left_out.items()))}
 
 
-def results(groups):
-    """(platforms, [(images, kind, compute(...))]) for every image count that all platforms share and every
-    kind of efficiency; no cases with fewer than two platforms (nothing to compare)."""
-    plats = platforms(groups)
-    if len(plats) < 2:
-        return plats, []
-    return plats, [(n, kind, compute(plats, n, kind)) for n in common_image_counts(plats) for kind in KINDS]
-
-
-def cascade(res, model):
-    """Sewall et al.: the model's efficiencies sorted high to low, and PP over the first k of them."""
-    effs = sorted(((e or 0.0, n) for n, e in res.efficiency[model].items()), reverse=True)
-    effs += [(0.0, p.name) for p in res.platforms if p.name not in res.efficiency[model]]
-    names = [n for _, n in effs]
-    return [(n, e, res.pp(model, names[:k + 1])) for k, (e, n) in enumerate(effs)]
+def _run_facts(e):
+    r = e.run
+    return {"variant": r.variant, "threads": r.threads if r.platform.kind == "cpu" else None, "device": r.device,
+            "forward_ms": round(r.forward_ms, 6), "unit": r.arith_unit or None, "commit": r.git_commit[:10]}

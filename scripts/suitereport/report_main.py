@@ -1,8 +1,10 @@
 """scripts/report: tables of suite reports in Markdown, CSV or LaTeX."""
 
+import json
 import sys
+from pathlib import Path
 
-from . import analysis, cli, load, tables
+from . import analysis, cli, load, portability, portability_view, tables
 
 
 def main(argv):
@@ -11,13 +13,26 @@ def main(argv):
         "speedups over serial:naive, cuDNN and PyTorch (same machine, same image count), accuracy and "
         "validation; the per-layer breakdown; the phases of device runs."))
     cli.add_report_paths(p)
-    p.add_argument("--format", choices=("md", "csv", "latex"), default="md", help="output format (default: md)")
+    p.add_argument("--format", choices=("md", "csv", "latex", "json"), default="md",
+                   help="output format (default: md; json: with --portability only)")
     p.add_argument("--table", choices=tables.TABLES + ("all",), default="all",
                    help="which tables (default: all)")
     p.add_argument("--images", type=int, action="append", metavar="N",
                    help="only runs of this image count (repeatable)")
+    p.add_argument("--portability", action="store_true",
+                   help="the portability verdict: per platform (its hardware: CPU model and cores, or GPU) each "
+                        "model's best validated full-resource run, application and architectural efficiency, "
+                        "Pennycook's PP over all platforms, over the supported ones, the CPUs and the GPUs")
+    p.add_argument("--platforms", metavar="ID,...",
+                   help="with --portability: the platform set H (ids as the verdict prints them; default: all)")
+    p.add_argument("--out", metavar="DIR", type=Path,
+                   help="with --portability: also write the cascade and PP charts (PNG) and portability.html")
     args = p.parse_args(argv)
     runs = load.all_runs(load.load_reports(args.paths))
+    if args.portability:
+        return _portability(args, runs)
+    if args.format == "json" or args.out or args.platforms:
+        raise load.ReportError("--format json, --out and --platforms go with --portability")
     if args.images:
         runs = [r for r in runs if r.images in args.images]
         if not runs:
@@ -28,4 +43,38 @@ def main(argv):
     if not out:
         raise load.ReportError(f"no data for --table {args.table}")
     sys.stdout.write(tables.render(out, args.format))
+    return cli.EXIT_OK
+
+
+def _portability(args, runs):
+    if args.images and len(args.images) > 1:
+        raise load.ReportError("--portability takes one --images count")
+    if args.format in ("csv", "latex"):
+        raise load.ReportError("--portability prints md or json")
+    counts = portability.image_counts(runs)
+    images = args.images[0] if args.images else (counts[0] if counts else None)
+    if images not in counts:
+        raise load.ReportError(f"no validated full-resource run with {images} images" if images else
+                               "no validated full-resource run in these reports: no platform to judge")
+    ids = None
+    if args.platforms:
+        ids = [i.strip() for i in args.platforms.split(",") if i.strip()]
+        known = {r.platform.id for r in runs}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise load.ReportError(f"--platforms: unknown {', '.join(unknown)} (known: {', '.join(sorted(known))})")
+    v = portability.verdict(runs, images, ids)
+    if args.out:
+        if args.out.exists() and not args.out.is_dir():
+            raise load.ReportError(f"--out {args.out}: exists and is not a folder")
+        try:
+            args.out.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise load.ReportError(f"--out {args.out}: cannot create ({e.strerror})") from None
+        for path in portability_view.write_outputs(v, args.out):
+            print(f"wrote {path}", file=sys.stderr)
+    if args.format == "json":
+        sys.stdout.write(json.dumps(portability.to_json(v), indent=1, allow_nan=False) + "\n")
+    else:
+        sys.stdout.write(portability_view.markdown(v))
     return cli.EXIT_OK
