@@ -91,9 +91,18 @@ double KokkosSession::download(float* probs) {
 bool KokkosSession::on_device() const { return !kHostSpace; }
 
 std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() const {
-  return {{"kokkos_execution_space", space_name()},
-          {"kokkos_version", std::to_string(KOKKOS_VERSION)},
-          {"kokkos_concurrency", std::to_string(Space().concurrency())}};
+  std::vector<std::pair<std::string, std::string>> info{{"kokkos_execution_space", space_name()},
+                                                        {"kokkos_version", std::to_string(KOKKOS_VERSION)},
+                                                        {"kokkos_concurrency", std::to_string(Space().concurrency())}};
+#ifdef KOKKOS_ENABLE_CUDA
+  // The GPU the run used, named as the cuda backend names it: the report tools place GPU runs by it.
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, Kokkos::Cuda().cuda_device()) == cudaSuccess) {
+    info.emplace_back("gpu_name", prop.name);
+    info.emplace_back("gpu_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  }
+#endif
+  return info;
 }
 
 }  // namespace cnn::kokkos
