@@ -255,41 +255,23 @@ def slugs(groups):
     return out
 
 
-def cascade_chart(res, path):
-    """Sewall et al.'s cascade plot of one portability.Result: per model, its platform efficiencies
-    sorted high to low (top) and the performance portability over the first k of them (bottom)."""
-    from . import portability
-    models = sorted(res.efficiency, key=lambda m: -res.pp(m))
-    n = len(res.platforms)
-    fig, (top, bottom) = plt.subplots(2, 1, figsize=(8.5, 6.4), sharex=True,
-                                      gridspec_kw={"height_ratios": (3, 2), "hspace": 0.08})
-    for m in models:
-        steps = portability.cascade(res, m)
-        xs = list(range(1, len(steps) + 1))
-        color, marker = palette.backend_color(m)
-        top.plot(xs, [100 * e for _, e, _ in steps], color=color, marker=marker,
-                 label=f"{m} (PP {100 * res.pp(m):.0f} %)")
-        for x, (name, e, _) in zip(xs, steps):
-            if e > 0:
-                top.annotate(name.split("/")[-1], (x, 100 * e), textcoords="offset points", xytext=(4, 3),
-                             fontsize=6, color=color)
-        bottom.plot(xs, [100 * pp for _, _, pp in steps], color=color, marker=marker)
-    top.set_ylabel(f"{res.kind} efficiency, %")
-    bottom.set_ylabel("PP over the\nfirst k platforms, %")
-    bottom.set_xlabel("platforms, each model's own order: most efficient first (k)")
-    bottom.set_xticks(range(1, n + 1))
-    for ax in (top, bottom):
-        ax.set_ylim(bottom=0)
-        ax.grid(alpha=0.3)
-    top.set_title(f"Performance portability cascade, {res.kind} efficiency, {res.images} images\n"
-                  f"platforms: {', '.join(p.name for p in res.platforms)}", fontsize=10)
-    top.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.3), frameon=False)
-    return save(fig, path)
-
-
 def draw_portability(groups, out_dir):
-    """The cascade plots of every image count all platforms share; [(kind, path)]."""
-    from . import portability
-    _, cases = portability.results(groups)
-    return [(f"cascade-{kind}-{n}", cascade_chart(res, out_dir / f"portability-{kind}-{n}.png"))
-            for n, kind, res in cases]
+    """The portability verdict's cascade and PP charts at every image count with at least two platforms;
+    [(key, path)] with key portability-<kind>-<images> (the cascade)."""
+    from . import portability, portability_view, safe_io
+    runs = [r for g in groups for r in g.runs]
+    out = []
+    for n in sorted(portability.image_counts(runs)):
+        v = portability.verdict(runs, n)
+        if len(v.platforms) < 2:
+            continue
+        for kind in portability.KINDS:
+            if not any(v.supported(m, None, kind) for m in v.models):
+                continue
+            path = out_dir / f"portability-{kind}-{n}.png"
+            safe_io.write_bytes(path, portability_view.cascade_png(v, kind))
+            out.append((f"portability-{kind}-{n}", path))
+            bars = out_dir / f"portability-pp-{kind}-{n}.png"
+            safe_io.write_bytes(bars, portability_view.pp_bars_png(v, kind))
+            out.append((f"portability-pp-{kind}-{n}", bars))
+    return out

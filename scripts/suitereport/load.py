@@ -19,6 +19,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO_ROOT / "results"
 SKIPPED_DIRS = ("local", "charts", "history")  # under the scanned folder: private runs, generated files
 LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
+PEAK_FILES = ("fma_peak.json", "gpu_peak.json")  # a platform's measured peaks beside its reports (portability.py)
 
 
 class ReportError(Exception):
@@ -303,7 +304,7 @@ def find_report_files(root):
         if here == root:
             dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        out += [here / f for f in sorted(filenames) if f.endswith(".json")]
+        out += [here / f for f in sorted(filenames) if f.endswith(".json") and f not in PEAK_FILES]
     return out
 
 

@@ -111,14 +111,17 @@ def _portability_section(groups, results_dir, charts_dir):
     if not ts:
         return []
     lines = ["## Performance portability", "",
-             "Platforms are the report folders; a model is a backend (its fastest validated variant). "
-             "`scripts/report --table portability` prints these tables (also as CSV or LaTeX), "
-             "`scripts/plot` draws the cascades.", ""]
+             "A platform is its hardware (CPU model and cores, or the GPU), whatever folder its reports are "
+             "in; a model is a backend, its entry its best validated run with the platform's full resources. "
+             "`scripts/report --portability` prints the verdict with what ran (`--format json` for scripts, "
+             "`--out DIR` for the charts and a page); `--table portability` prints these tables (also as CSV "
+             "or LaTeX).", ""]
     made = dict(charts.draw_portability(groups, charts_dir))
     for t in ts:
         lines.append(tables.to_markdown(t, heading="###"))
-        if t.key in made:
-            lines += [_image(made[t.key], results_dir, "Cascade: " + t.title), ""]
+        for key, alt in ((t.key, "Cascade: "), (t.key.replace("portability-", "portability-pp-"), "PP: ")):
+            if key in made:
+                lines += [_image(made[key], results_dir, alt + t.title), ""]
     return lines
 
 

@@ -141,30 +141,34 @@ def phases_table(group):
 
 
 def portability_tables(groups):
-    """Per image count that every platform has, and per kind of efficiency: each model's efficiency on
-    each platform and its performance portability PP over all of them (portability.py)."""
-    plats, cases = portability.results(groups)
+    """The portability verdict (portability.py) at every image count with at least two platforms, each kind
+    of efficiency: per model its efficiency on each platform (named by its hardware) and its PP over all of
+    them and over those it supports."""
+    runs = [r for g in groups for r in g.runs]
     out = []
-    for n, kind, res in cases:
-        cols = ([Column("model")] + [Column(f"{kind[:4]}. eff. {p.name}", "pct", f"eff_{p.name}") for p in plats]
-                + [Column(f"PP ({kind})", "pct", "pp")])
-        t = Table(title=f"Performance portability, {kind} efficiency, {n} images", columns=cols,
-                  machine="all platforms", key=f"cascade-{kind}-{n}")
-        for m in sorted(res.efficiency, key=lambda m: -res.pp(m)):
-            t.rows.append([m] + [res.efficiency[m].get(p.name) for p in plats] + [res.pp(m)])
-        if kind == "application":
-            t.notes.append("application efficiency: the fastest validated run of any model on the platform "
-                           "/ this model's fastest validated run (its best variant and thread count)")
-        else:
-            t.notes.append("architectural efficiency: this model's best useful GFLOP/s / the platform's "
-                           "measured peak: " + "; ".join(
-                               f"{p.name} {fmt_rate(p.peak_gflops)} GFLOP/s ({p.peak_source})" if p.peak_gflops
-                               else f"{p.name}: no peak known" for p in plats) +
-                           "; above 100 %: the peak was measured low (fma_peak on a busy machine)")
-        t.notes.append("PP = number of platforms / sum of 1/efficiency (harmonic mean; Pennycook et al.), "
-                       "0 where the model has no validated run on a platform (– in its column); "
-                       "on a platform with a GPU only GPU runs count")
-        out.append(t)
+    for n in sorted(portability.image_counts(runs)):
+        v = portability.verdict(runs, n)
+        if len(v.platforms) < 2:
+            continue
+        for kind in portability.KINDS:
+            cols = ([Column("model")] + [Column(p.platform.label, "pct", f"eff_{p.id}") for p in v.platforms]
+                    + [Column("supported", "text", "supported"), Column(f"PP ({kind})", "pct", "pp"),
+                       Column("PP (supported)", "pct", "pp_supported")])
+            t = Table(title=f"Performance portability, {kind} efficiency, {n} images", columns=cols,
+                      machine="all platforms", key=f"portability-{kind}-{n}")
+            for m in v.models:
+                t.rows.append([m] + [v.efficiency(m, i, kind) for i in v.ids()]
+                              + [f"{len(v.supported(m, None, kind))} of {len(v.platforms)}", v.pp(m, None, kind),
+                                 v.pp_supported(m, None, kind)])
+            t.notes.append("a platform is its hardware (CPU model and cores, or the GPU); a model's entry is its "
+                           "best validated run with the platform's full resources (scripts/report --portability "
+                           "shows which variant, threads and device)")
+            t.notes.append("application efficiency: the platform's fastest entry / this model's" if kind ==
+                           "application" else "architectural efficiency: executed FLOP/s / the measured peak of "
+                           "the unit the run used (– where not recorded or not measured)")
+            t.notes.append("PP: harmonic mean of the efficiencies (Pennycook et al.), 0 where a platform is "
+                           "unsupported; PP (supported): over the platforms the model runs on")
+            out.append(t)
     return out
 
 

@@ -1,0 +1,169 @@
+"""The portability verdict on reports whose PP is known by hand: platforms by hardware (two folders of one
+machine are one platform), like for like (full-resource runs only, host fallbacks on no platform), PP
+strict and over the supported platforms, architectural efficiency against the unit's measured peak, and the
+JSON the README documents."""
+
+import copy
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS))
+
+from suitereport import load, portability  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
+
+BASE = json.loads((Path(__file__).resolve().parent / "data" / "serial.json").read_text())
+
+EPYC = {"cpu_model": "AMD EPYC 9R14", "logical_cores": 2}
+XEON = {"cpu_model": "Intel(R) Xeon(R) Platinum 8480C", "logical_cores": 16}
+H200 = dict(XEON, gpu={"gpu_name": "NVIDIA H200"})
+
+
+def run_of(backend, variant, ms, threads=1, device="CPU", gpu=None, unit="fp32_fma", executed=7.84e6,
+           passed=True, images=1000):
+    r = copy.deepcopy(BASE["runs"][0])
+    r.update(backend=backend, variant=variant, threads=threads, device=device, images=images,
+             distinct_images=images)
+    r["forward_ms"] = {"min": ms, "median": ms, "max": ms, "samples": [ms]}
+    r["images_per_s"] = images / (ms / 1000)
+    r["gflop_per_s"] = r["images_per_s"] * 7.84e6 / 1e9
+    r["arithmetic"] = {"unit": unit, "executed_flop_per_image": executed,
+                       "executed_gflop_per_s": r["images_per_s"] * executed / 1e9}
+    r["validation"] = dict(r["validation"], passed=passed)
+    r["device_info"] = {"gpu_name": gpu} if gpu else {}
+    r.pop("layers_ms", None)
+    return r
+
+
+def write(path, machine, runs, commit="a" * 40):
+    rep = copy.deepcopy(BASE)
+    rep["meta"].update(machine, host="vm", git_commit=commit)
+    rep["runs"] = runs
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(rep))
+    return path
+
+
+@pytest.fixture
+def results(tmp_path):
+    """EPYC (2 cores) in two folders, a 16-core Xeon, an H200. Times in ms at 1000 images."""
+    res = tmp_path / "results"
+    write(res / "epyc" / "main.json", EPYC, [
+        run_of("openmp", "winograd", 10.0, threads=2, executed=2.0e6),
+        run_of("openmp", "winograd", 18.0, threads=1),  # one core of two: no entry
+        run_of("kokkos", "winograd", 12.5, threads=2, device="Kokkos::OpenMP", executed=2.0e6),
+        run_of("serial", "opt", 30.0, threads=1),  # 1 thread by design: no entry on a 2-core CPU
+        run_of("openacc", "flat", 900.0, device="host fallback (no offload device; acc_get_num_devices = 0)"),
+    ])
+    write(res / "epyc" / "new-models" / "torch.json", EPYC, [run_of("pytorch", "cpu", 50.0, threads=2)])
+    write(res / "xeon" / "cpu.json", XEON, [
+        run_of("openmp", "winograd", 2.0, threads=16, executed=2.0e6),
+        run_of("kokkos", "winograd", 4.0, threads=16, device="Kokkos::OpenMP", executed=2.0e6),
+        run_of("pytorch", "cpu", 8.0, threads=16),
+        run_of("openmp", "winograd", 1.0, threads=16, passed=False),  # failed validation: no entry
+    ])
+    write(res / "h200" / "gpu.json", H200, [
+        run_of("cuda", "fused_fp16x3", 0.1, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+               unit="fp16_tensor", executed=3 * 7.84e6),
+        run_of("kokkos", "winograd", 0.4, threads=270336, device="Kokkos::Cuda", gpu="NVIDIA H200", executed=2.0e6),
+        run_of("openacc", "flat", 0.5, threads=1, device="NVIDIA GPU via nvptx offload", gpu="NVIDIA H200"),
+        run_of("pytorch", "cuda", 1.0, threads=1, device="NVIDIA H200", gpu="NVIDIA H200"),
+    ])
+    (res / "h200" / "gpu_peak.json").write_text(json.dumps(
+        {"gpu_name": "NVIDIA H200", "peaks_gflop_per_s": {"fp32_fma": 50000, "fp16_tensor": 400000}}))
+    (res / "xeon" / "fma_peak.json").write_text(json.dumps({"benchmarks": [
+        {"name": "BM_FmaPeak/AllThreads_median", "aggregate_name": "median", "GFLOP/s": 4000.0}]}))
+    return res
+
+
+def verdict(res, **kw):
+    return portability.verdict(load.all_runs(load.load_reports([res])), **kw)
+
+
+def test_platforms_are_hardware_and_entries_are_like_for_like(results):
+    v = verdict(results)
+    assert v.images == 1000
+    assert [p.id for p in v.platforms] == ["cpu-amd-epyc-9r14-2c", "cpu-intel-xeon-platinum-8480c-16c",
+                                          "gpu-nvidia-h200"]  # two EPYC folders, one platform
+    epyc, xeon, h200 = v.ids()
+    assert v.entry("serial", epyc) is None  # 1 thread of 2
+    assert v.entry("openacc", epyc) is None and v.entry("openacc", h200).run.forward_ms == 0.5
+    assert v.entry("openmp", xeon).run.forward_ms == 2.0  # the failed 1.0 ms run is no entry
+    assert v.left_out == {"a CPU run on fewer threads than the platform's cores": 2,
+                          "an offload model's host fallback (no device): on no platform": 1,
+                          "not validated, or validation failed": 1}
+
+
+def test_application_efficiency_and_pp_by_hand(results):
+    v = verdict(results)
+    epyc, xeon, h200 = v.ids()
+    # EPYC: fastest openmp 10; kokkos 12.5 -> 0.8, pytorch 50 -> 0.2
+    # Xeon: fastest openmp 2; kokkos 4 -> 0.5, pytorch 8 -> 0.25
+    # H200: fastest cuda 0.1; kokkos 0.4 -> 0.25, openacc 0.5 -> 0.2, pytorch 1.0 -> 0.1
+    assert v.efficiency("kokkos", epyc) == pytest.approx(0.8)
+    assert v.pp("kokkos") == pytest.approx(3 / (1 / 0.8 + 1 / 0.5 + 1 / 0.25))
+    assert v.pp("pytorch") == pytest.approx(3 / (1 / 0.2 + 1 / 0.25 + 1 / 0.1))
+    assert v.pp("openmp") == 0.0 and v.pp_supported("openmp") == pytest.approx(1.0)
+    assert len(v.supported("openmp")) == 2 and v.pp("openmp", v.ids("cpu")) == pytest.approx(1.0)
+    assert v.pp("kokkos", v.ids("gpu")) == pytest.approx(0.25)
+    assert v.models[0] == "kokkos"  # the most portable first
+    assert [round(pp, 4) for _, _, pp in v.cascade("kokkos")] == [0.8, round(2 / (1 / 0.8 + 2), 4),
+                                                                  round(v.pp("kokkos"), 4)]
+    # a chosen platform set H: the two CPUs only
+    cpus = verdict(results, platform_ids=["cpu-amd-epyc-9r14-2c", "cpu-intel-xeon-platinum-8480c-16c"])
+    assert cpus.pp("openmp") == pytest.approx(1.0) and "cuda" not in cpus.models
+
+
+def test_architectural_efficiency_against_the_units_peak(results):
+    v = verdict(results)
+    epyc, xeon, h200 = v.ids()
+    # Xeon openmp: 1000 images / 2 ms x 2.0 MFLOP executed = 1000 GFLOP/s of a 4000 peak
+    assert v.efficiency("openmp", xeon, "architectural") == pytest.approx(0.25)
+    # fp16x3 on the tensor cores: 1000 / 0.1 ms x 3 x 7.84 MFLOP = 235.2 TFLOP/s of 400
+    assert v.efficiency("cuda", h200, "architectural") == pytest.approx(235.2 / 400)
+    assert v.efficiency("kokkos", h200, "architectural") == pytest.approx(5000 / 50000)
+    assert v.efficiency("openmp", epyc, "architectural") is None  # no peak measured for that CPU
+    assert all((e.architectural or 0) <= 1 for e in v.entries.values())
+
+
+def test_report_portability_json_and_markdown(results, tmp_path):
+    r = run_tool("report", "--portability", "--format", "json", results)
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert [p["id"] for p in data["platforms"]] == ["cpu-amd-epyc-9r14-2c", "cpu-intel-xeon-platinum-8480c-16c",
+                                                    "gpu-nvidia-h200"]
+    assert [p["kind"] for p in data["platforms"]] == ["cpu", "cpu", "gpu"]
+    assert data["platforms"][2]["fastest"] == "cuda:fused_fp16x3"
+    k = data["models"]["kokkos"]
+    assert k["pp"] == pytest.approx(3 / (1 / 0.8 + 1 / 0.5 + 1 / 0.25), abs=1e-4) and k["supported"] == 3
+    assert data["models"]["cuda"]["pp"] == 0 and data["models"]["cuda"]["pp_supported"] == 1
+    assert data["models"]["openmp"]["efficiency"]["gpu-nvidia-h200"] is None
+    assert data["models"]["kokkos"]["runs"]["cpu-amd-epyc-9r14-2c"]["threads"] == 2
+    r = run_tool("report", "--portability", results, "--out", tmp_path / "page")
+    assert r.returncode == 0, r.stderr
+    assert "| kokkos | 80.0 % | 50.0 % | 25.0 % | 3 of 3 |" in r.stdout
+    assert "winograd (2 thr, Kokkos::OpenMP)" in r.stdout
+    names = sorted(p.name for p in (tmp_path / "page").iterdir())
+    assert "portability.html" in names and "portability-cascade-application-1000.png" in names
+    assert "portability-pp-architectural-1000.png" in names
+
+
+def test_hostile_names_stay_data(results, tmp_path):
+    bad = json.loads((results / "h200" / "gpu.json").read_text())
+    bad["runs"][1]["backend"] = "<script>x|y</script>"
+    (results / "h200" / "gpu.json").write_text(json.dumps(bad))
+    r = run_tool("report", "--portability", results, "--out", tmp_path / "page")
+    assert r.returncode == 0, r.stderr
+    assert "<script>" not in r.stdout and "&lt;script&gt;x\\|y" in r.stdout
+    assert "<script>" not in (tmp_path / "page" / "portability.html").read_text()
+
+
+def test_bad_portability_arguments_are_one_line(results):
+    for args, msg in ((("--platforms", "gpu-nope"), "unknown gpu-nope"), (("--images", "7"), "with 7 images"),
+                      (("--format", "csv"), "md or json")):
+        r = run_tool("report", "--portability", results, *args)
+        assert r.returncode == 2 and msg in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
