@@ -26,6 +26,23 @@ def main(argv):
     which = tables.TABLES if args.table == "all" else (args.table,)
     out = tables.build_tables(groups, which)
     if not out:
-        raise load.ReportError(f"no data for --table {args.table}")
+        raise load.ReportError(f"no data for --table {args.table}" + _why_no_portability(groups, which))
     sys.stdout.write(tables.render(out, args.format))
     return cli.EXIT_OK
+
+
+def _why_no_portability(groups, which):
+    """Why the portability table is empty: it needs two platforms with validated runs at a common image
+    count ("no data" alone left the user to guess)."""
+    if "portability" not in which:
+        return ""
+    from . import portability
+    plats = portability.platforms(groups)
+    usable = ", ".join(p.name for p in plats) or "none"
+    if len(plats) < 2:
+        unusable = [g.machine.label for g in groups if g.machine.set_name not in {p.name for p in plats}
+                    and g.machine.host not in {p.name for p in plats}]
+        return (f": it needs validated runs on two platforms or more, found {len(plats)} ({usable})"
+                + (f"; without a validated run: {', '.join(unusable)}" if unusable else ""))
+    counts = "; ".join(f"{p.name}: {', '.join(map(str, sorted({r.images for r in p.runs})))}" for p in plats)
+    return f": the platforms have no image count in common ({counts})"
