@@ -325,11 +325,19 @@ def main():
     if device == "cuda":
         meta["gpu"] = {k: v for k, v in runs[0]["device_info"].items() if k.startswith("gpu_")}
     report = {"schema_version": 1, "meta": meta, "runs": runs}
-    tmp = a.output + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(report, f, indent=2)
-    os.replace(tmp, a.output)
+    write_output(a.output, report)
     return 0 if all(r["validation"]["passed"] for r in runs) else 5
+
+
+def write_output(path, report):
+    """Through suitereport.safe_io: a random temporary name (mkstemp) renamed over the target. The
+    fixed `<output>.tmp` it used followed a link planted there (another user's file overwritten)."""
+    sys.path.insert(0, HERE)
+    from suitereport import safe_io
+    try:
+        safe_io.write_text(path, json.dumps(report, indent=2))
+    except safe_io.UnsafePath as e:
+        fail(str(e), 1)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ and only between runs of the same machine group (report set and host) and the sa
 Backends are ordered as the reports list them (baseline first, peers last), not from a list here.
 """
 
+import math
 from dataclasses import dataclass, field
 
 
@@ -167,7 +168,7 @@ def baseline_notes(group):
 
 def fmt_ms(x):
     """Milliseconds with about four significant digits, never in exponent notation."""
-    if x is None:
+    if x is None or not math.isfinite(x):  # NaN used to print as 0
         return "–"
     ax = abs(x)
     if ax >= 1000:
@@ -184,7 +185,7 @@ def fmt_ms(x):
 
 
 def fmt_speedup(x):
-    if x is None:
+    if x is None or not math.isfinite(x):
         return "–"
     if x >= 100:
         return f"{x:.0f}×"
@@ -194,6 +195,8 @@ def fmt_speedup(x):
 
 
 def fmt_rate(x):
+    if x is None or not math.isfinite(x):
+        return "–"
     if x >= 100:
         return f"{x:,.0f}"
     return f"{x:.3g}"

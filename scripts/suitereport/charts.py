@@ -5,6 +5,8 @@ two image counts of one variant, thread scaling two thread counts of one variant
 palette.py: one per backend:variant, the same in bar and line charts.
 """
 
+import hashlib
+import io
 import math
 
 import matplotlib
@@ -13,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 
-from . import analysis, palette  # noqa: E402
+from . import analysis, palette, safe_io  # noqa: E402
 from .analysis import fmt_ms, fmt_speedup  # noqa: E402
 from .load import LAYER_KINDS  # noqa: E402
 
@@ -53,9 +55,28 @@ def _log_axis(axis, ticks=None):
 
 
 def save(fig, path):
-    fig.savefig(path, dpi=DPI, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
+    """The PNG is drawn in memory, then written by safe_io (a random temporary name beside the target,
+    renamed over it): savefig(path) followed a link planted at the name and left half a file behind
+    on a full disk."""
+    buf = io.BytesIO()
+    try:
+        fig.savefig(buf, format="png", dpi=DPI, bbox_inches="tight", metadata={"Software": None})
+    finally:
+        plt.close(fig)
+    safe_io.write_bytes(path, buf.getvalue())
     return path
+
+
+MAX_SLUG = 100  # "<slug>-<chart>.png" stays far below the 255 bytes a file name may have
+
+
+def short_name(text, limit=MAX_SLUG):
+    """text, or its first characters and a hash of the whole where it is longer than limit: a 300-character
+    host name made a file name too long; the hash keeps two long names apart."""
+    if len(text.encode("utf-8")) <= limit:
+        return text
+    digest = hashlib.sha1(text.encode("utf-8")).hexdigest()[:10]
+    return text.encode("utf-8")[:limit - 11].decode("utf-8", "ignore") + "-" + digest
 
 
 
@@ -251,7 +272,9 @@ def slugs(groups):
     for g, s in zip(groups, names):
         if names.count(s) > 1:
             s = f"{s}-{g.machine.host}"
-        out.append(s.replace("/", "-"))
+        # a host name may hold any byte but "/" (and NUL): a newline or "\" must not reach the file name
+        s = "".join(ch if ch.isprintable() and ch not in "/\\" else "-" for ch in s)
+        out.append(short_name(s))
     return out
 
 

@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from .load import ReportError
+from .safe_io import UnsafePath
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
 
@@ -25,8 +26,8 @@ def add_report_paths(parser):
 def run(prog, main, argv=None):
     try:
         return main(sys.argv[1:] if argv is None else argv)
-    except ReportError as e:
-        print(f"{prog}: error: {e}", file=sys.stderr)
+    except (ReportError, UnsafePath) as e:  # UnsafePath: a path safe_io refused to read or could not write
+        print(f"{prog}: error: {_one_line(e)}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `scripts/report | head`
         sys.stderr.close()
@@ -34,3 +35,8 @@ def run(prog, main, argv=None):
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+
+
+def _one_line(e):
+    """The message on one line: a file or host name with a newline must not split it."""
+    return " ".join(str(e).splitlines())

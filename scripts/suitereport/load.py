@@ -6,13 +6,15 @@ reports without runs are skipped with a note on stderr, anything else that is wr
 """
 
 import json
+import math
 import os
 import re
+import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import identity
+from . import identity, safe_io
 
 SCHEMA_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,10 @@ DEFAULT_RESULTS = REPO_ROOT / "results"
 SKIPPED_DIRS = ("local", "charts", "history")  # under the scanned folder: private runs, generated files
 LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
 PEAK_FILES = ("fma_peak.json", "gpu_peak.json")  # a platform's measured peaks beside its reports (portability.py)
+# Bounds of the counts a report may hold (the suite caps --images at 10^7): beyond them a crafted
+# number would overflow a float conversion or make a chart's file name, not describe a run.
+MAX_COUNT = 10 ** 9
+MIN_FORWARD_MS = 1e-6  # 1 ns: below it a time is no measurement (5e-324 divided images by zero)
 
 
 class ReportError(Exception):
@@ -27,7 +33,10 @@ class ReportError(Exception):
 
 
 class UntimedRun(ReportError):
-    """A run the suite wrote without a forward time (it failed before timing): left out, noted."""
+    """A run the suite wrote without a forward time (it failed before timing): left out, noted. `name`:
+    its benchmark (backend:variant/images:N/threads:T), so that the gate can fail it in NEW."""
+
+    name = ""
 
 
 @dataclass(frozen=True)
@@ -89,6 +98,7 @@ class Run:
     arith_unit: str = ""  # the unit its arithmetic ran on (report's arithmetic.unit; "" in older reports)
     executed_gflop_per_s: float = 0.0  # the FLOP it executed per second (0: not recorded)
     platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
+    machine_load: dict = field(default_factory=dict)  # the suite's load readings (numbers only): gate.busy_reason
 
     @property
     def name(self):
@@ -119,7 +129,7 @@ class Run:
     def max_abs_prob_diff(self):
         """None where the report has none (a failed run may write null)."""
         v = self.validation.get("max_abs_prob_diff")
-        return float(v) if _is_number(v) else None
+        return float(v) if _is_number(v) and math.isfinite(v) else None  # a peer's json.dump writes NaN
 
     def layer_totals(self):
         """conv/relu/pool/fc/softmax totals (ms) of a layer-wise run; layers of another kind: 'other'."""
@@ -135,15 +145,56 @@ class Report:
     path: str
     meta: dict
     runs: list
+    untimed: list = field(default_factory=list)  # UntimedRun of the runs left out (the gate fails them in NEW)
 
 
 def _is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
-def _number(obj, key, default=0.0):
+def _number(obj, key, default=0.0, where=None):
+    """obj[key] as a float, `default` where it is absent or no number; a NaN or infinity is bad input
+    (with `where`) or the default: no table shows `nan`, no chart gets an infinite axis."""
     v = obj.get(key, default) if isinstance(obj, dict) else default
-    return float(v) if _is_number(v) else default
+    if not _is_number(v):
+        return default
+    try:
+        v = float(v)
+    except OverflowError:  # an integer of hundreds of digits
+        v = math.inf
+    if not math.isfinite(v):
+        if where is not None:
+            raise ReportError(f"{where}: '{key}' is {_shown_value(v)}, not a finite number")
+        return default
+    return v
+
+
+def _shown_value(v):
+    """v as the JSON said it (NaN, Infinity, "false"), cut to 40 characters."""
+    try:
+        text = json.dumps(v)
+    except (TypeError, ValueError):
+        text = type(v).__name__
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _count(r, key, where, default, low=0):
+    """An integer field (threads, batch, ...): absent means default; anything but a whole number in
+    [low, MAX_COUNT] is bad input (Infinity used to end in an OverflowError traceback)."""
+    v = r.get(key)
+    if v is None:
+        return default
+    if isinstance(v, float) and math.isfinite(v) and v.is_integer():  # 2.0 from a peer's JSON writer
+        v = int(v)
+    if not isinstance(v, int) or isinstance(v, bool) or not low <= v <= MAX_COUNT:
+        raise ReportError(f"{where}: '{key}' must be an integer from {low} to {MAX_COUNT}, not {_shown_value(v)}")
+    return v
+
+
+def _forward_time(x):
+    """A time the suite measured: a finite number of at least MIN_FORWARD_MS (a JSON NaN, Infinity,
+    a negative or a string is no time, and must not be shown as 0 ms or pass the gate)."""
+    return _is_number(x) and math.isfinite(x) and x >= MIN_FORWARD_MS
 
 
 def _parse_run(path, i, r, machine, meta):
@@ -154,26 +205,47 @@ def _parse_run(path, i, r, machine, meta):
         if not isinstance(r.get(key), str) or not r[key]:
             raise ReportError(f"{where}: missing or empty '{key}'")
     images = r.get("images")
-    if isinstance(images, float) and images.is_integer():  # 1200.0 from a peer's JSON writer
+    if isinstance(images, float) and math.isfinite(images) and images.is_integer():  # 1200.0 from a peer
         images = int(images)
-    if not isinstance(images, int) or isinstance(images, bool) or images < 1:
-        raise ReportError(f"{where}: 'images' must be a positive integer")
+    if not isinstance(images, int) or isinstance(images, bool) or not 1 <= images <= MAX_COUNT:
+        raise ReportError(f"{where}: 'images' must be a positive integer (at most {MAX_COUNT})")
+    threads = _count(r, "threads", where, 1)
+    validation = r.get("validation") if isinstance(r.get("validation"), dict) else {}
+    if "passed" in validation and not isinstance(validation["passed"], bool):
+        # "false" is truthy: a string here must not read as a pass, nor silently as a failure
+        raise ReportError(f"{where}: 'validation.passed' must be true or false, not {_shown_value(validation['passed'])}")
     fwd = r.get("forward_ms")
     median = fwd.get("median") if isinstance(fwd, dict) else None
-    if not _is_number(median):
+    if median is None:
         median = (r.get("phases_ms") or {}).get("forward") if isinstance(r.get("phases_ms"), dict) else None
-    if not _is_number(median) or median <= 0:
-        raise UntimedRun(f"{where}: no positive forward time (forward_ms.median)")
+    if median == 0 and not isinstance(median, bool):
+        # The suite's own mark of a run that failed before it was timed (median 0, no passes).
+        e = UntimedRun(f"{where}: no positive forward time (forward_ms.median)")
+        e.name = f"{r['backend']}:{identity.current_variant(r['backend'], r['variant'])}/images:{images}/threads:{threads}"
+        raise e
+    if not _forward_time(median):
+        what = "missing" if median is None else _shown_value(median)
+        raise ReportError(f"{where}: forward_ms.median is {what}, not a time in ms (a finite number of at least "
+                          f"{MIN_FORWARD_MS:g})")
     fwd = fwd if isinstance(fwd, dict) else {}
-    samples = fwd.get("samples") if isinstance(fwd.get("samples"), list) else []
-    ips = _number(r, "images_per_s") or images / (median / 1000.0)
-    flops = _number(meta, "flops_per_image")
-    gflops = _number(r, "gflop_per_s") or (ips * flops / 1e9 if flops else 0.0)
+    samples = fwd.get("samples")
+    samples = [] if samples is None else samples
+    if not isinstance(samples, list):
+        raise ReportError(f"{where}: forward_ms.samples is not a list")
+    for k, x in enumerate(samples):
+        if not _forward_time(x):
+            raise ReportError(f"{where}: forward_ms.samples[{k}] is {_shown_value(x)}, not a time in ms")
+    ips = _number(r, "images_per_s", where=where) or images / (median / 1000.0)
+    flops = _number(meta, "flops_per_image", where=f"{path}: meta")
+    gflops = _number(r, "gflop_per_s", where=where) or (ips * flops / 1e9 if flops else 0.0)
     acc = r.get("accuracy")
+    if _is_number(acc):
+        _number(r, "accuracy", where=where)
+    load_readings = r.get("machine_load")
 
     def number_dict(key):
         d = r.get(key)
-        return {k: float(v) for k, v in d.items() if _is_number(v)} if isinstance(d, dict) else {}
+        return {k: float(v) for k, v in d.items() if _is_number(v) and math.isfinite(v)} if isinstance(d, dict) else {}
 
     layers = number_dict("layers_ms")
     order = ["conv1", "relu1", "pool1", "conv2", "relu2", "pool2", "conv3", "relu3", "pool3", "fc", "softmax"]
@@ -190,16 +262,16 @@ def _parse_run(path, i, r, machine, meta):
         images=images,
         forward_ms=float(median),
         device=r.get("device") if isinstance(r.get("device"), str) else "",
-        threads=int(r["threads"]) if _is_number(r.get("threads")) else 1,
-        batch=int(r["batch"]) if _is_number(r.get("batch")) else 0,
-        distinct_images=int(r["distinct_images"]) if _is_number(r.get("distinct_images")) else images,
-        forward_min_ms=_number(fwd, "min", median),
-        forward_max_ms=_number(fwd, "max", median),
-        samples=[float(x) for x in samples if _is_number(x) and x > 0],
+        threads=threads,
+        batch=_count(r, "batch", where, 0),
+        distinct_images=_count(r, "distinct_images", where, images),
+        forward_min_ms=_number(fwd, "min", median, where=f"{where}: forward_ms"),
+        forward_max_ms=_number(fwd, "max", median, where=f"{where}: forward_ms"),
+        samples=[float(x) for x in samples],
         images_per_s=ips,
         gflop_per_s=gflops,
         accuracy=float(acc) if _is_number(acc) else None,
-        validation=r.get("validation") if isinstance(r.get("validation"), dict) else {},
+        validation=validation,
         phases_ms=number_dict("phases_ms"),
         layers_ms=layers,
         device_info=r.get("device_info") if isinstance(r.get("device_info"), dict) else {},
@@ -207,7 +279,9 @@ def _parse_run(path, i, r, machine, meta):
         source=str(path),
         date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
         git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
-        meta_peak_gflops=_number(meta, "peak_gflops"),
+        meta_peak_gflops=_number(meta, "peak_gflops", where=f"{path}: meta"),
+        machine_load=({k: float(v) for k, v in load_readings.items() if _is_number(v) and math.isfinite(v)}
+                      if isinstance(load_readings, dict) else {}),
     )
     run.platform = identity.platform_of(run.on_gpu, run.device, run.device_info, machine.cpu_model,
                                         machine.logical_cores, machine.gpu_name, machine.label_text)
@@ -230,7 +304,7 @@ def _machine(meta, runs, set_name):
         host=str(meta.get("host", "") or "unknown host"),
         cpu_model=str(meta.get("cpu_model", "") or ""),
         gpu_name=gpu_name,
-        logical_cores=int(cores) if _is_number(cores) and 0 < cores < 1e7 else 0,
+        logical_cores=int(cores) if _is_number(cores) and 0 < cores < MAX_COUNT else 0,  # NaN: unknown
         label_text=str(meta.get("label", "") or "") if isinstance(meta.get("label", ""), str) else "",
     )
 
@@ -240,19 +314,20 @@ def read_report(path, set_name="", strict=True):
     path = Path(path)
     where = shown(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ReportError(f"{where}: no such file or folder") from None
-    except IsADirectoryError:
-        raise ReportError(f"{where}: is a folder") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise ReportError(f"{where}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+        # safe_io: /dev/zero, a FIFO or a file over the size limit is refused in one line, not read
+        text = safe_io.read_text(where, "file or folder")
+    except safe_io.UnsafePath as e:
+        raise ReportError(str(e)) from None
     if not text.strip():
         raise ReportError(f"{where}: empty file, not a report")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ReportError(f"{where}: not JSON (line {e.lineno} column {e.colno}: {e.msg})") from None
+    except RecursionError:
+        raise ReportError(f"{where}: JSON nested too deeply to be a report") from None
+    except ValueError as e:  # an integer of more than 4300 digits (Python's int/str conversion limit)
+        raise ReportError(f"{where}: not a readable report ({str(e).split(';')[0]})") from None
     if not isinstance(data, dict) or "schema_version" not in data:
         if strict:
             raise ReportError(f"{where}: not a suite report (no schema_version)")
@@ -272,8 +347,9 @@ def read_report(path, set_name="", strict=True):
             raise ReportError(f"{where}: the report has no runs")
         print(f"note: skipping {where}: the report has no runs", file=sys.stderr)
         return None
+    _count(meta, "logical_cores", f"{where}: meta", 0)  # NaN, Infinity, "2": bad input, not 0 cores
     machine = _machine(meta, runs, set_name)
-    parsed = []
+    parsed, untimed = [], []
     for i, r in enumerate(runs):
         try:
             parsed.append(_parse_run(where, i, r, machine, meta))
@@ -281,9 +357,10 @@ def read_report(path, set_name="", strict=True):
             if len(runs) == 1:
                 raise
             print(f"note: left out {e}", file=sys.stderr)
+            untimed.append(e)
     if not parsed:
         raise ReportError(f"{where}: no run has a forward time")
-    return Report(path=where, meta=meta, runs=parsed)
+    return Report(path=where, meta=meta, runs=parsed, untimed=untimed)
 
 
 def shown(path):
@@ -304,8 +381,26 @@ def find_report_files(root):
         if here == root:
             dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS]
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        out += [here / f for f in sorted(filenames) if f.endswith(".json") and f not in PEAK_FILES]
+        for f in sorted(filenames):
+            if f.endswith(".json") and f not in PEAK_FILES:
+                if _regular(here / f):
+                    out.append(here / f)
     return out
+
+
+def _regular(path):
+    """A FIFO, device, socket or dangling link named *.json in a scanned folder is skipped with a note:
+    reading it would block forever (a FIFO) or never end (/dev/zero)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as e:
+        print(f"note: skipping {shown(path)}: cannot read ({os.strerror(e.errno) if e.errno else e})",
+              file=sys.stderr)
+        return False
+    if not stat.S_ISREG(mode):
+        print(f"note: skipping {shown(path)}: not a regular file (a FIFO, device or socket)", file=sys.stderr)
+        return False
+    return True
 
 
 def load_reports(paths=None, default=DEFAULT_RESULTS, allow_empty=False, skip_bad=False):

@@ -1,8 +1,6 @@
 """scripts/plot: PNG charts of suite reports, one set per machine group."""
 
-from pathlib import Path
-
-from . import analysis, cli, load
+from . import analysis, cli, load, safe_io
 
 
 def main(argv):
@@ -20,11 +18,7 @@ def main(argv):
     groups = analysis.group_runs(runs)
     from . import charts, palette  # matplotlib: only once the input is known to be good
     palette.register(runs)
-    out = Path(args.out)
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise load.ReportError(f"{args.out}: cannot create the folder: {e.strerror}") from None
+    out = safe_io.make_dir(args.out, "--out folder")  # '', a file, a dangling link: one line, exit 2
     written = 0
     for g, slug in zip(groups, charts.slugs(groups)):
         if args.images and args.images not in g.image_counts():

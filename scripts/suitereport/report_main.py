@@ -41,7 +41,7 @@ def main(argv):
     which = tables.TABLES if args.table == "all" else (args.table,)
     out = tables.build_tables(groups, which)
     if not out:
-        raise load.ReportError(f"no data for --table {args.table}")
+        raise load.ReportError(f"no data for --table {args.table}" + _why_no_portability(groups, which))
     sys.stdout.write(tables.render(out, args.format))
     return cli.EXIT_OK
 
@@ -78,3 +78,18 @@ def _portability(args, runs):
     else:
         sys.stdout.write(portability_view.markdown(v))
     return cli.EXIT_OK
+
+
+def _why_no_portability(groups, which):
+    """Why the portability table is empty: it needs two platforms with validated full-resource runs at one
+    image count ("no data" alone left the user to guess)."""
+    if "portability" not in which:
+        return ""
+    runs = [r for g in groups for r in g.runs]
+    counts = portability.image_counts(runs)
+    if not counts:
+        return ": no validated full-resource run (every core of a CPU, or a GPU) in these reports"
+    best = portability.verdict(runs, counts[0])
+    found = ", ".join(p.platform.label for p in best.platforms)
+    return (f": it needs validated full-resource runs on two platforms or more at one image count; "
+            f"at most {len(best.platforms)} ({found}) at {counts[0]} images")

@@ -27,8 +27,10 @@ def _why(e):
     return os.strerror(e.errno) if getattr(e, "errno", None) else str(e)
 
 
-def check_input(path, what="file", limit=MAX_INPUT_BYTES):
-    """Raises UnsafePath unless `path` is a regular file of at most `limit` bytes (symlinks followed)."""
+def check_input(path, what="file", limit=None):
+    """Raises UnsafePath unless `path` is a regular file of at most `limit` bytes (symlinks followed;
+    default MAX_INPUT_BYTES, read at the call so that a test can lower it)."""
+    limit = MAX_INPUT_BYTES if limit is None else limit
     try:
         st = os.stat(path)
     except FileNotFoundError:
@@ -44,8 +46,9 @@ def check_input(path, what="file", limit=MAX_INPUT_BYTES):
     return st
 
 
-def read_bytes(path, what="file", limit=MAX_INPUT_BYTES):
+def read_bytes(path, what="file", limit=None):
     """The contents of a regular file, never more than `limit` bytes (a file growing while read too)."""
+    limit = MAX_INPUT_BYTES if limit is None else limit
     check_input(path, what, limit)
     try:
         # O_NONBLOCK: a FIFO swapped in after the check must not block the open.
@@ -61,7 +64,7 @@ def read_bytes(path, what="file", limit=MAX_INPUT_BYTES):
     return data
 
 
-def read_text(path, what="file", limit=MAX_INPUT_BYTES):
+def read_text(path, what="file", limit=None):
     try:
         return read_bytes(path, what, limit).decode("utf-8")
     except UnicodeDecodeError as e:
@@ -69,15 +72,52 @@ def read_text(path, what="file", limit=MAX_INPUT_BYTES):
 
 
 def _target_dir(path):
+    if str(path) == "":  # Path("") is ".": check the text the user gave
+        raise UnsafePath("an empty output path")
     path = Path(path)
-    if str(path) in ("", "."):
+    if str(path) == ".":
         raise UnsafePath("an empty output path")
     parent = path.parent
+    # A link at the target is refused, not replaced nor followed: replacing it would silently cut the
+    # user's link, following it would write wherever it points (a dangling one: a file of its choosing).
+    if path.is_symlink():
+        what = "a dangling symbolic link" if not path.exists() else "a symbolic link"
+        raise UnsafePath(f"{path}: is {what}, refused as an output (name the file itself)")
     if path.is_dir():
         raise UnsafePath(f"{path}: is a folder, not a file to write")
     if not parent.is_dir():
         raise UnsafePath(f"{path}: the folder {parent} does not exist")
     return parent
+
+
+def check_output(path):
+    """Raises UnsafePath where write_bytes(path) cannot succeed, so that a tool says so before its work:
+    an empty name, a folder, a link, a missing or unwritable folder, a name over 255 bytes."""
+    parent = _target_dir(path)
+    if len(os.fsencode(Path(path).name)) > 255:
+        raise UnsafePath(f"{path}: file name too long ({len(os.fsencode(Path(path).name))} bytes, at most 255)")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UnsafePath(f"{path}: the folder {parent} is not writable")
+    return parent
+
+
+def make_dir(path, what="output folder"):
+    """Creates the folder `path` (and its parents) if missing; UnsafePath in one line if it cannot be
+    one: an existing file, a dangling link, an unwritable parent, an empty name."""
+    if str(path) == "":
+        raise UnsafePath(f"an empty {what} path")
+    path = Path(path)
+    if path.is_symlink() and not path.exists():
+        raise UnsafePath(f"{path}: is a dangling symbolic link, not a folder")
+    if path.exists() and not path.is_dir():
+        raise UnsafePath(f"{path}: is a file, not a folder (the {what})")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UnsafePath(f"{path}: cannot create the folder: {_why(e)}") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise UnsafePath(f"{path}: the folder is not writable")
+    return path
 
 
 @contextlib.contextmanager

@@ -5,7 +5,9 @@ precision and no units, for spreadsheets and pandas).
 """
 
 import csv
+import html
 import io
+import math
 from dataclasses import dataclass, field
 
 from . import analysis, portability
@@ -36,6 +38,8 @@ class Table:
 
 def _pretty(value, kind):
     if value is None or value == "":
+        return "–"
+    if isinstance(value, float) and not math.isfinite(value):  # a NaN peak gave "nan %"
         return "–"
     if kind == "ms":
         return fmt_ms(value)
@@ -193,19 +197,25 @@ def build_tables(groups, which=TABLES):
 # ---- renderers
 
 
-def _md_escape(s):
-    return s.replace("|", "\\|")
+def md_cell(s):
+    """Text for one Markdown table cell or heading line: a `|` would split the cell, a newline the table,
+    and raw HTML in a host, backend or variant name would be rendered (or run) by the viewer."""
+    s = " ".join(str(s).splitlines())
+    return html.escape(s, quote=False).replace("|", "\\|")
+
+
+_md_escape = md_cell
 
 
 def to_markdown(table, heading="###"):
-    lines = [f"{heading} {table.title}", ""] if heading is not None else []
+    lines = [f"{heading} {md_cell(table.title)}", ""] if heading is not None else []
     lines.append("| " + " | ".join(_md_escape(c.name) for c in table.columns) + " |")
     lines.append("|" + "|".join("---:" if c.right else "---" for c in table.columns) + "|")
     for row in table.rows:
         lines.append("| " + " | ".join(_md_escape(_pretty(v, c.kind)) for v, c in zip(row, table.columns)) + " |")
     if table.notes:
         lines.append("")
-        lines += [f"- {n}" for n in table.notes]
+        lines += [f"- {md_cell(n)}" for n in table.notes]
     return "\n".join(lines) + "\n"
 
 
@@ -228,11 +238,13 @@ def to_csv(tables):
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                   "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}",
-                  "×": r"$\times$", "Σ": r"$\Sigma$", "–": "--", "—": "---", "±": r"$\pm$"}
+                  "×": r"$\times$", "Σ": r"$\Sigma$", "–": "--", "—": "---", "±": r"$\pm$",
+                  "<": r"\textless{}", ">": r"\textgreater{}", "|": r"\textbar{}"}
 
 
 def latex_escape(s):
-    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in str(s))
+    # A blank line ends a paragraph inside a tabular (a LaTeX error): line breaks become spaces.
+    return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in " ".join(str(s).splitlines()))
 
 
 def to_latex(table):
