@@ -305,6 +305,11 @@ def main():
             "threads": threads, "phases_ms": phases,
             "forward_ms": {"min": min(samples), "median": fwd, "max": max(samples), "samples": samples},
             "images_per_s": ips, "gflop_per_s": ips * FLOPS_PER_IMAGE / 1e9,
+            # On the CPU oneDNN's FP32 convolution, counted as direct convolution on the FMA units (oneDNN's
+            # Winograd is for 3x3 kernels only); on the GPU cuDNN picks an algorithm (Winograd, FFT, implicit
+            # GEMM) whose executed FLOP is not known here: no architectural efficiency there.
+            **({"arithmetic": {"unit": "fp32_fma", "executed_flop_per_image": FLOPS_PER_IMAGE,
+                               "executed_gflop_per_s": ips * FLOPS_PER_IMAGE / 1e9}} if device == "cpu" else {}),
             "accuracy": float((out.argmax(1) == labels[idx]).mean()),
             "validation": validate(out, ref, distinct), "device_info": info,
             "memory_bytes": {"host_peak": 0,

@@ -15,6 +15,8 @@ out=${3:?usage: verdict-bench.sh gpu|cpu <build> <out>}
 mkdir -p "$out"
 status=0
 step() { echo; echo "=== $* ($(date -u +%T))"; }
+# The libraries the GPU machine lacks travel packed (libdnnl alone is 40 MB of the 64 a call may carry).
+if [ -f "$build/runlibs.tar.xz" ] && [ ! -d "$build/runlibs" ]; then tar -C "$build" -xJf "$build/runlibs.tar.xz"; fi
 export LD_LIBRARY_PATH=$build/runlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 py=python3
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
@@ -42,6 +44,8 @@ if [ "$kind" = gpu ]; then
 else
   suite=$build/bin/suite
   cores=$(nproc)
+  # Threads bound as Kokkos asks (and the same for every OpenMP model in the process), unless set.
+  export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}
   step "CPU: $(grep -m1 'model name' /proc/cpuinfo), $cores logical cores, AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
   step "FMA peak (all threads, 5 repetitions)"
   "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \

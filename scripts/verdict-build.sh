@@ -21,6 +21,7 @@ if [ "$kind" = cpu ]; then
   for lib in $(ldd "$dir/bin/suite" "$dir/bin/fma_peak" | awk '/libdnnl|libtbb|libbenchmark/ {print $3}' | sort -u); do
     cp -L "$lib" "$dir/runlibs/"
   done
+  tar -C "$dir" -cJf "$dir/runlibs.tar.xz" runlibs  # verdict-bench.sh unpacks it where the folder is missing
 else
   dir=${2:-build/verdict-gpu}
   # The CPU-only backends whose libraries the GPU machine lacks (oneDNN, TBB) are left out; the CPU models

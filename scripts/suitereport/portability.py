@@ -51,7 +51,10 @@ class PlatformData:
         return self.platform.id
 
     def commits(self, entries):
-        return sorted({e.run.git_commit[:10] or "unknown" for e in entries})
+        """The suite commits its entries were measured with (a peer's report names the checkout it ran
+        from, not the code it measured: left out)."""
+        from .gate import is_peer_run
+        return sorted({e.run.git_commit[:10] or "unknown" for e in entries if not is_peer_run(e.run)})
 
 
 @dataclass
