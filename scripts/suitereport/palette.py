@@ -32,6 +32,23 @@ def register(runs):
         _assign(backend, variants[backend], i)
 
 
+# The suite's own backend order (cmake/SuiteBackends.cmake), peers last: the history's colours follow it,
+# so a store gives every backend:variant the same colour on the dashboard and in the PNG charts.
+SUITE_ORDER = ("serial", "openmp", "stdpar", "openacc", "omptarget", "kokkos", "cuda", "cudnn", "onednn", "pytorch")
+
+
+def register_series(series_list):
+    """Colours for the history's series (history.Series): backends in SUITE_ORDER (others after, by
+    name), each backend's variants by name; the same store, the same colours in every view."""
+    variants = {}
+    for s in series_list:
+        variants.setdefault(s.backend, set()).add(s.variant)
+    _styles.clear()
+    rank = {b: i for i, b in enumerate(SUITE_ORDER)}
+    for i, backend in enumerate(sorted(variants, key=lambda b: (rank.get(b, len(rank)), b))):
+        _assign(backend, sorted(variants[backend]), i)
+
+
 def _assign(backend, variant_names, family_index):
     hue = to_rgb(FAMILIES[family_index % len(FAMILIES)])
     k = len(variant_names)

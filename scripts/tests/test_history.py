@@ -103,19 +103,24 @@ def demo_store(tmp_path_factory):
     store = tmp / "store.jsonl"
     paths = [commit_report(tmp / "a.json", "a" * 40, "2026-11-01T00:00:00Z"),
              commit_report(tmp / "b.json", "b" * 40, "2026-11-02T00:00:00Z", 1.3)]
-    assert run("add", *paths, "--store", store, "--machine", "cpu/test").returncode == 0
+    assert run("add", *paths, "--store", store, "--label", "test").returncode == 0
     gpu = json.loads((DATA / "results" / "h200" / "suite.json").read_text())
     (tmp / "gpu.json").write_text(json.dumps(gpu))
-    assert run("add", tmp / "gpu.json", "--store", store, "--machine", "h200").returncode == 0
+    assert run("add", tmp / "gpu.json", "--store", store).returncode == 0
     return store
+
+
+EPYC, XEON, H200 = "AMD EPYC, 2 cores (test)", "Intel Xeon Platinum 8480C, 2 cores", "NVIDIA H200"
 
 
 def test_plot_draws_a_chart_per_benchmark_and_an_overview(demo_store, tmp_path):
     r = run("plot", "--store", demo_store, "--out", tmp_path)
     assert r.returncode == 0, r.stderr
     names = sorted(p.name for p in tmp_path.glob("*.png"))
-    assert "serial-naive-images-50-threads-1.png" in names and "cuda-fused-images-200-threads-1.png" in names
-    assert "overview-cpu-test.png" in names and "overview-h200.png" not in names  # one commit: no overview
+    # one chart per platform x backend x image count, its variants as lines
+    assert "AMD-EPYC-2-cores-test-serial-images-50.png" in names and "NVIDIA-H200-cuda-images-200.png" in names
+    assert len(names) == 8 + 1
+    assert "overview-AMD-EPYC-2-cores-test.png" in names and "overview-NVIDIA-H200.png" not in names  # one commit
 
 
 def test_the_dashboard_is_one_self_contained_file(demo_store, tmp_path):
@@ -125,7 +130,8 @@ def test_the_dashboard_is_one_self_contained_file(demo_store, tmp_path):
     text = out.read_text()
     assert not re.search(r"(src|href)\s*=\s*[\"']?(https?:)?//", text)  # no network, no CDN
     data = json.loads(re.search(r'id="history-data">(.*?)</script>', text, re.S).group(1))
-    assert data["machines"] == ["cpu/test", "h200"] and len(data["series"]) == 2 + 8
+    assert data["machines"] == [EPYC, XEON, H200] and len(data["charts"]) == 8
+    assert sum(len(c["series"]) for c in data["charts"]) == 2 + 8
     r2 = run("html", "--store", demo_store, "--out", tmp_path / "again.html")
     assert r2.returncode == 0 and (tmp_path / "again.html").read_text() == text  # deterministic
 
@@ -138,26 +144,30 @@ def dump_dom(url):
     return r.stdout
 
 
-def test_the_dashboard_renders_every_series_in_a_real_browser(demo_store, tmp_path):
+def test_the_dashboard_renders_every_chart_in_a_real_browser(demo_store, tmp_path):
     out = tmp_path / "dash.html"
     assert run("html", "--store", demo_store, "--out", out).returncode == 0
     dom = dump_dom(out.as_uri())
     panels = re.findall(r'<div class="panel" data-machine="([^"]+)" data-backend="([^"]+)" '
-                        r'data-series="([^"]+)"[^>]*data-shown="(\d)"', dom)
-    assert len(panels) == 10, dom[:3000]
-    assert ("cpu/test", "serial", "cpu/test serial:naive/images:50/threads:1", "1") in panels
-    assert dom.count('<svg class="chart"') == 10 and dom.count("<polyline") == 10
-    # one hover title per point: 2 commits x 2 benchmarks on cpu/test, 1 x 8 on h200
-    titles = re.findall(r"<title>(commit [^<]*)</title>", dom)
+                        r'data-key="([^"]+)"[^>]*data-shown="(\d)"', dom)
+    assert len(panels) == 8, dom[:3000]
+    assert (EPYC, "serial", f"{EPYC} serial 50", "1") in panels
+    assert dom.count('<svg class="chart"') == 8 and dom.count("<polyline") == 10
+    # one hover title per point: 2 commits x 2 benchmarks on the EPYC, 1 x 8 on the Xeon + H200 report
+    titles = re.findall(r"<title>([^<]*commit [^<]*)</title>", dom)
     assert len(titles) == 2 * 2 + 8
-    assert any(t.startswith("commit bbbbbbbbbb\n2026-11-02T00:00:00Z\n") and "slower +30.0 %" in t for t in titles)
-    assert 'class="point step-slower"' in dom and "10 of 10 series" in dom
-    # the filter, set from the URL: only h200's cuda series stay shown
-    dom = dump_dom(out.as_uri() + "#machine=h200&backend=cuda")
-    shown = re.findall(r'data-series="([^"]+)"[^>]*data-shown="1"', dom)
-    assert sorted(shown) == ["h200 cuda:fused/images:200/threads:1", "h200 cuda:fused/images:50/threads:1",
-                             "h200 cuda:naive/images:200/threads:1", "h200 cuda:naive/images:50/threads:1"]
-    assert "4 of 10 series" in dom
+    assert any(t.startswith("serial:naive, 1 thr\ncommit bbbbbbbbbb") and "slower +30.0 %" in t for t in titles)
+    assert 'class="point step-slower"' in dom and "8 of 8 charts" in dom
+    # the summary: the regression of both serial benchmarks, with the commit that could have caused it
+    rows = re.findall(r'<tr class="step-row slower" data-machine="([^"]+)" data-backend="serial" '
+                      r'data-benchmark="([^"]+)"', dom)
+    assert sorted(rows) == [(EPYC, "serial:naive/images:200/threads:1"), (EPYC, "serial:naive/images:50/threads:1")]
+    assert "No improvement" in dom and 'class="latest-machine"' in dom
+    # the filter, set from the URL: only the H200's cuda charts stay shown
+    dom = dump_dom(out.as_uri() + "#machine=NVIDIA%20H200&backend=cuda")
+    shown = re.findall(r'data-key="([^"]+)"[^>]*data-shown="1"', dom)
+    assert sorted(shown) == [f"{H200} cuda 200", f"{H200} cuda 50"]
+    assert "2 of 8 charts" in dom
 
 
 def test_the_dashboard_screenshot(demo_store, tmp_path):
@@ -180,7 +190,7 @@ def test_results_readme_shows_the_portability_cascades_and_the_history(demo_stor
     assert "## Performance portability" in text and "## History over commits" in text
     assert "![Cascade: Performance portability, application efficiency, 200 images]" \
            "(charts/portability-application-200.png)" in text
-    assert "![History, cpu/test](charts/history-cpu-test.png)" in text
+    assert f"![History, {EPYC}](charts/history-AMD-EPYC-2-cores-test.png)" in text
     assert "[history/dashboard.html](history/dashboard.html)" in text
     for link in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
         assert (res / link).is_file(), link
