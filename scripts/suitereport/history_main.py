@@ -258,6 +258,7 @@ def main(argv):
     c.add_argument("good", metavar="GOOD", help="a commit before the step")
     c.add_argument("bad", metavar="BAD", help="a commit after it (GOOD must be its ancestor)")
     probe_options(c)
+    c.set_defaults(func=cmd_bisect)
 
     for name, func, what in (("plot", cmd_plot, "the charts as PNG files: one per platform x backend x image "
                               "count, its variants as lines, and one overview per platform"),
