@@ -20,7 +20,6 @@ skips it and the dashboard can say why a commit has no point.
 """
 
 import hashlib
-import json
 import os
 import re
 import shlex

@@ -501,6 +501,7 @@ class Analysis:
     threshold: float
     alpha: float
     include_busy: bool
+    busy_steps: list = field(default_factory=list)  # steps seen only with the busy points: candidates
 
 
 def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAULT_ALPHA, include_busy=False,
@@ -508,5 +509,13 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     from . import git_order
     order, subjects = git_order.order(entries, repo)
     series_list = series(entries, threshold, alpha, order, include_busy, subjects)
-    return Analysis(store_name, entries, order, subjects, series_list, steps(series_list, order, subjects),
-                    failures(entries, order), threshold, alpha, include_busy)
+    found = steps(series_list, order, subjects)
+    candidates = []
+    if not include_busy:
+        # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
+        # bisect), never as verdicts; a step the quiet points found already is not repeated.
+        known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
+        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects)
+        candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known]
+    return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
+                    alpha, include_busy, candidates)

@@ -171,3 +171,18 @@ def test_renamed_variants_and_gpu_series_are_one_series():
     entries = [store_line("a" * 40, "2026-11-01T00:00:00Z", cores=0), store_line("b" * 40, "2026-11-02T00:00:00Z")]
     (s,) = history.series(entries, order=["a" * 40, "b" * 40])
     assert s.machine == "AMD EPYC, 2 cores" and len(s.points) == 2
+
+
+def test_busy_steps_are_candidates_on_the_page_never_regressions(tmp_path):
+    entries = three(busy_middle=True, busy_last=True) + three(backend="pytorch", factors=(1.0, 2.0, 2.0))
+    a = history.analyse(entries)
+    assert a.steps == [] and [(st.series.backend, st.point.commit[0]) for st in a.busy_steps] == [("serial", "b")]
+    store = write_store(tmp_path / "store.jsonl", entries)
+    out = tmp_path / "d.html"
+    assert run_tool("history", "html", "--store", store, "--out", out).returncode == 0
+    from test_history import dump_dom
+    dom = dump_dom(out.as_uri())
+    regressions = dom.split('id="regressions"')[1].split("</div>")[0]
+    candidates = dom.split('id="candidates"')[1].split("</div>")[0]
+    assert "No regression found" in regressions and "step-row" not in regressions
+    assert candidates.count('class="step-row slower"') == 1 and "pytorch" not in candidates
