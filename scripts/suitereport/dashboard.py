@@ -185,15 +185,17 @@ function draw(chart) {
   const cols = chart.commits, n = cols.length, pos = {};
   cols.forEach((c, i) => { pos[c] = i; });
   const svg = el("svg", {class: "chart", width: W, height: H, viewBox: "0 0 " + W + " " + H});
-  let ymax = 0;
-  for (const s of chart.series) for (const p of s.points) ymax = Math.max(ymax, p.ms);
-  ymax *= 1.12;
+  let ymax = 0, ymin = Infinity;
+  for (const s of chart.series) for (const p of s.points) { ymax = Math.max(ymax, p.ms); ymin = Math.min(ymin, p.ms); }
+  // a naive variant beside a fast one: a log scale, or the fast ones lie flat on the axis
+  const logScale = ymax > 20 * ymin;
+  const lo = logScale ? Math.log(ymin / 1.2) : 0, hi = logScale ? Math.log(ymax * 1.2) : ymax * 1.12;
   const x = i => L + (n > 1 ? i * (W - L - R) / (n - 1) : (W - L - R) / 2);
-  const y = v => T + (H - T - B) * (1 - v / ymax);
+  const y = v => T + (H - T - B) * (1 - ((logScale ? Math.log(v) : v) - lo) / (hi - lo));
   el("line", {x1: L, y1: H - B, x2: W - R, y2: H - B, stroke: "#999"}, svg);
   el("line", {x1: L, y1: T, x2: L, y2: H - B, stroke: "#999"}, svg);
   for (const f of [0, 0.25, 0.5, 0.75, 1]) {
-    const v = ymax * f / 1.12;
+    const v = logScale ? Math.exp(lo + (hi - lo) * (0.04 + 0.92 * f)) : ymax * f;
     el("line", {x1: L, y1: y(v), x2: W - R, y2: y(v), stroke: "#eee"}, svg);
     el("text", {x: L - 4, y: y(v) + 3, "text-anchor": "end"}, svg).textContent = fmt(v);
   }
@@ -203,7 +205,7 @@ function draw(chart) {
     t.textContent = cols[i].slice(0, 7);
   }
   el("text", {x: (L + W) / 2, y: H - 4, "text-anchor": "middle"}, svg).textContent =
-    "commit in git order (" + n + " with results); ms per pass";
+    "commit in git order (" + n + " with results); ms per pass" + (logScale ? ", log scale" : "");
   for (const s of chart.series) {
     const pts = s.points.map(p => x(pos[p.commit]) + "," + y(p.ms)).join(" ");
     el("polyline", {class: "line", "data-series": s.name, points: pts, fill: "none", stroke: s.color, "stroke-width": 2,

@@ -64,8 +64,16 @@ def group_chart(key, series_list, order, subjects, path):
         xs = [pos.get(p.commit, 0) for p in s.points]
         _draw(ax, xs, s, palette.style(f"{s.backend}:{s.variant}"), s.line_name)
     _commit_axis(ax, shown, subjects)
-    ax.set_ylabel("forward time per pass, ms\n(median; lower is faster)")
-    ax.set_ylim(bottom=0)
+    values = [p.median_ms for s in series_list for p in s.points]
+    if max(values) > 20 * min(values):  # a naive variant beside a fast one: linear would flatten the fast
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        ax.yaxis.set_major_formatter(FuncFormatter(plain_number))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel("forward time per pass, ms\n(median; log scale, lower is faster)")
+    else:
+        ax.set_ylabel("forward time per pass, ms\n(median; lower is faster)")
+        ax.set_ylim(bottom=0)
     peer = " (a peer: drawn, never a verdict)" if backend in ("pytorch",) else ""
     ax.set_title(f"{backend} at {images} images on {platform_label}{peer}\n"
                  "circled: a step beyond the noise; hollow: measured on a busy machine", fontsize=10)

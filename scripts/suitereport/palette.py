@@ -53,7 +53,8 @@ def _assign(backend, variant_names, family_index):
     hue = to_rgb(FAMILIES[family_index % len(FAMILIES)])
     k = len(variant_names)
     for j, v in enumerate(variant_names):
-        t = 0.0 if k == 1 else -0.35 + 0.9 * j / (k - 1)  # below 0: toward black, above: toward white
+        # below 0: toward black, above: toward white (at most a third, or a light shade is lost on white)
+        t = 0.0 if k == 1 else -0.45 + 0.8 * j / (k - 1)
         rgb = [c * (1 + t) if t < 0 else c + (1 - c) * t for c in hue]
         _styles[f"{backend}:{v}"] = {"color": to_hex(rgb), "marker": MARKERS[family_index % len(MARKERS)]}
 
