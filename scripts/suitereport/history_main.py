@@ -126,8 +126,31 @@ def cmd_html(args):
     return cli.EXIT_OK
 
 
+def _lock_workdir(workdir):
+    """One backfill or bisect per work folder at a time: two would check out commits under each other."""
+    import fcntl
+    import os
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(workdir) / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise load.ReportError(f"{workdir}: another history backfill or bisect is using it (pick another "
+                               "--workdir)") from None
+    return fd  # held until the command ends (_release)
+
+
+def _release(args):
+    import os
+    if getattr(args, "_lock", None) is not None:
+        os.close(args._lock)
+        args._lock = None
+
+
 def _probe(args, backends=None):
     from . import backfill
+    args._lock = _lock_workdir(args.workdir)
     repo = Path(args.repo or backfill.REPO_ROOT)
     probe = backfill.Probe(repo=repo, workdir=Path(args.workdir), build=args.build_cmd or "", run=args.run_cmd or "",
                            images=args.images, threads=args.threads, repeat=args.repeat,
@@ -138,6 +161,13 @@ def _probe(args, backends=None):
 
 
 def cmd_backfill(args):
+    try:
+        return _backfill(args)
+    finally:
+        _release(args)
+
+
+def _backfill(args):
     from . import backfill
     probe = _probe(args, [b for b in args.backends.split(",") if b])
     commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
@@ -156,6 +186,13 @@ def cmd_backfill(args):
 
 
 def cmd_bisect(args):
+    try:
+        return _bisect(args)
+    finally:
+        _release(args)
+
+
+def _bisect(args):
     from . import bisect
     probe = _probe(args)
     found = bisect.bisect(probe, args.benchmark, args.good, args.bad, args.threshold, args.alpha,
