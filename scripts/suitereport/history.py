@@ -472,6 +472,20 @@ def steps(series_list, order, subjects):
     return out
 
 
+def sustained(st, threshold, alpha):
+    """A step that the next point keeps (against the same base, beyond the threshold and the noise, the
+    same way): under load a single slow run is the machine far more often than the code. The last point
+    of a series has no next one and stands as it is."""
+    pts = st.series.points
+    i = pts.index(st.point)
+    if i + 1 >= len(pts):
+        return True
+    base = next(p for p in pts if p.commit == st.point.base)
+    nxt = pts[i + 1]
+    d = gate.decide(base.samples, nxt.samples, base.median_ms, nxt.median_ms, threshold, alpha)
+    return d.fails if st.direction == "slower" else d.status.startswith("faster")
+
+
 def failures(entries, order):
     """(commit, subject, status, error) of the commits recorded as not built / not run, in git order."""
     index = {c: i for i, c in enumerate(order)}
@@ -516,6 +530,7 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
         known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
         loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects)
-        candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known]
+        candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
+                      and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
                     alpha, include_busy, candidates)
