@@ -205,7 +205,7 @@ def _bisect(args):
     return cli.EXIT_OK
 
 
-HELP_ORDER = ("commits are drawn in git's topological order of this repository (git log --topo-order), not "
+HELP_ORDER = ("Commits are drawn in git's topological order of this repository (git log --topo-order), not "
               "by report date; a series is one benchmark on one platform (the CPU model and its cores, or "
               "the GPU), never a host name")
 
@@ -302,7 +302,9 @@ def main(argv):
                              ("html", cmd_html, "the dashboard: a summary (regressions with their commit "
                               "ranges, latest against previous per machine) above one chart per platform x "
                               "backend x image count, filters for machine and backend; one file, no network")):
-        s = sub.add_parser(name, help=what.split(":")[0], description=what)
+        short = {"plot": "draw the history as PNG charts (a chart per machine x backend x image count)",
+                 "html": "write the dashboard: regressions with their commit ranges, then the charts"}[name]
+        s = sub.add_parser(name, help=short, description=what)
         if name == "plot":
             s.add_argument("--out", required=True, metavar="DIR", help="folder of the PNG files")
         else:
