@@ -60,6 +60,9 @@ def order(entries, repo=None):
 
 def commits_between(repo, older, newer):
     """The commits after `older` up to `newer`, oldest first (git rev-list --topo-order older..newer)."""
-    r = subprocess.run(["git", "-C", str(repo), "rev-list", "--topo-order", "--reverse", f"{older}..{newer}"],
-                       capture_output=True, text=True)
+    try:
+        r = subprocess.run(["git", "-C", str(repo), "rev-list", "--topo-order", "--reverse", f"{older}..{newer}"],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return []
     return r.stdout.split() if r.returncode == 0 else []

@@ -456,17 +456,28 @@ def mark_steps(s, threshold, alpha, include_busy=False):
         base = p
 
 
-def steps(series_list, order, subjects):
-    """Every step marked by series(), with the commits that could have caused it: those after the base
-    point's commit up to the step's, in git order."""
+def steps(series_list, order, subjects, between=None):
+    """Every step marked by series(), with the commits that could have caused it: those the step's commit
+    has and the base's has not (between(base, commit): git rev-list base..commit, so a branch merged
+    elsewhere in the topological order is not blamed), else those after the base up to the step in the
+    order."""
     index = {c: i for i, c in enumerate(order)}
     out = []
+    cache = {}
     for s in series_list:
         for p in s.points:
             if not p.step:
                 continue
+            key = (p.base, p.commit)
+            if between and key not in cache:
+                cache[key] = between(p.base, p.commit)
             lo, hi = index.get(p.base, -1), index.get(p.commit, -1)
-            rng = [(c, subjects.get(c, "")) for c in order[lo + 1:hi + 1]] if 0 <= lo < hi else [(p.commit, p.subject)]
+            if cache.get(key):
+                rng = [(c, subjects.get(c, "")) for c in cache[key]]
+            elif 0 <= lo < hi:
+                rng = [(c, subjects.get(c, "")) for c in order[lo + 1:hi + 1]]
+            else:
+                rng = [(p.commit, p.subject)]
             out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value))
     out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
     return out
@@ -523,13 +534,18 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     from . import git_order
     order, subjects = git_order.order(entries, repo)
     series_list = series(entries, threshold, alpha, order, include_busy, subjects)
-    found = steps(series_list, order, subjects)
+    repo_dir = repo or identity.REPO_ROOT
+
+    def between(older, newer):
+        return git_order.commits_between(repo_dir, older, newer)
+
+    found = steps(series_list, order, subjects, between)
     candidates = []
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
         known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
-        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects)
+        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between)
         candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
                       and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
