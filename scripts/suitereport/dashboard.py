@@ -202,9 +202,15 @@ function draw(chart) {
     el("text", {x: L - 4, y: y(v) + 3, "text-anchor": "end"}, svg).textContent = fmt(v);
   }
   const every = Math.max(1, Math.ceil(n / 6));
-  for (let i = 0; i < n; i += every) {
-    const t = el("text", {x: x(i), y: H - B + 12, "text-anchor": n > 1 && i === 0 ? "start" : "middle"}, svg);
-    t.textContent = cols[i].slice(0, 7);
+  const ticks = [];
+  for (let i = 0; i < n; i += every) ticks.push(i);
+  if (n > 1 && ticks[ticks.length - 1] !== n - 1) {
+    if (n - 1 - ticks[ticks.length - 1] < every / 2) ticks.pop();  // no two labels on top of each other
+    ticks.push(n - 1);  // the newest commit is always named
+  }
+  for (const i of ticks) {
+    const anchor = n > 1 && i === 0 ? "start" : n > 1 && i === n - 1 ? "end" : "middle";  // inside the chart
+    el("text", {x: x(i), y: H - B + 12, "text-anchor": anchor}, svg).textContent = cols[i].slice(0, 7);
   }
   el("text", {x: (L + W) / 2, y: H - 4, "text-anchor": "middle"}, svg).textContent =
     "commit in git order (" + n + " with results); ms per pass" + (logScale ? ", log scale" : "");
