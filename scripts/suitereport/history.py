@@ -3,29 +3,67 @@
 Why JSON lines and not SQLite: the store is committed (results/history/store.jsonl) and grows by
 appending, so git shows each new report as added lines, reviews and merges of two branches that each
 appended are plain text, and any tool (jq, pandas) reads it. What SQLite would add is done here:
-  append-only   entries are only ever appended, never rewritten
+  append-only   entries are only ever appended (safe_io.append_text: all or nothing, a full disk leaves
+                the store as it was)
   idempotent    an entry's id is a hash of the report's content; a report already in the store is
                 skipped (`add` the same file twice: one entry)
   concurrent    `add` holds an exclusive flock on the store while it reads the ids and appends, so
                 two CI jobs appending at once are serialised and neither line is torn or doubled
-  validated     every report is read by load.read_report (the tools' own checks) and must carry a
-                date; every line read back must parse, or the tool says which line is wrong
+  validated     every report is read by load.read_report (the tools' own checks), must carry an ISO
+                date and finite positive times; every line read back must be a valid entry, or the tool
+                says which line is wrong. A torn LAST line (a write cut short before these appends were
+                all or nothing) is reported and ignored, and the next `add` cuts it off.
+
+Identity (identity.py): a series is one benchmark on one platform (the hardware: a CPU model and its
+core count, or the GPU a GPU run used), never the host name or the folder a report came from; variants
+renamed since a line was stored are read under their name of today. Order: commits in git's topological
+order of the repository (git_order.py), not by report dates.
+
+Noise and load: a report whose run saw a busy machine (machine_load: other runnable processes, as the
+suite measures them) is drawn but is neither the base nor the verdict of a step unless asked
+(include_busy); peers (PEERS: PyTorch) are drawn and never get a verdict: they are not this project's
+code.
 """
 
 import fcntl
 import hashlib
 import json
+import math
 import os
+import re
+import sys
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
-from . import gate, load
+from . import gate, identity, load, safe_io
 
 STORE_VERSION = 1
+PEERS = ("pytorch",)
+MAX_STORE_BYTES = safe_io.MAX_INPUT_BYTES
+DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
+STATUSES = ("build_failed", "run_failed", "validation_failed", "no_benchmarks", "checkout_failed")
 
 
-def benchmark_name(run):
-    return f"{run.backend}:{run.variant}/images:{run.images}/threads:{run.threads}"
+def is_number(x):
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def valid_date(text):
+    if not isinstance(text, str) or not DATE_RE.match(text):
+        return False
+    try:
+        datetime.strptime(text[:19], "%Y-%m-%dT%H:%M:%S")
+    except ValueError:
+        return False
+    return True
+
+
+def benchmark_name(backend, variant, images, threads, on_gpu):
+    """backend:variant/images:N/threads:T; a GPU run has no threads in its name (Kokkos' launch width,
+    270336, is no setting a reader chose)."""
+    name = f"{backend}:{variant}/images:{images}"
+    return name if on_gpu else f"{name}/threads:{threads}"
 
 
 def report_id(raw_text):
@@ -35,8 +73,15 @@ def report_id(raw_text):
     return hashlib.sha256(canonical.encode()).hexdigest()[:24]
 
 
+def entry_id(entry):
+    """The id of an entry built here (backfill): a hash of everything in it but the id."""
+    body = {k: v for k, v in entry.items() if k != "id"}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()[:24]
+
+
 def machine_of(path, report):
-    """The report's folder under results/ (cpu/epyc-2core, h200) where it has one, else its host."""
+    """The report's folder under results/ (cpu/epyc-2core, h200) where it has one, else its host: where
+    it was kept, shown only; the series key is the hardware."""
     parts = Path(path).resolve().parent.parts
     if "results" in parts:
         rel = parts[len(parts) - parts[::-1].index("results"):]
@@ -45,22 +90,69 @@ def machine_of(path, report):
     return report.runs[0].machine.host
 
 
-def entry_of(path, machine=None):
-    """The store entry of one report file; ReportError if it is no valid suite report."""
-    rep = load.read_report(path)
-    raw = Path(path).read_text(encoding="utf-8")
+def _load_of(raw_run):
+    ml = raw_run.get("machine_load") if isinstance(raw_run, dict) else None
+    if not isinstance(ml, dict):
+        return None
+    out = {k: ml[k] for k in ("load_avg_1min_start", "load_avg_1min_end", "other_runnable_start",
+                              "other_runnable_end") if is_number(ml.get(k))}
+    return out or None
+
+
+def read_report_safely(path):
+    """load.read_report, after safe_io's checks (a device, FIFO or oversized file is refused in one line
+    before anything is read) and with the raw text read once, bounded: (report, raw text)."""
+    try:
+        raw = safe_io.read_text(path, "report")
+    except safe_io.UnsafePath as e:
+        raise load.ReportError(str(e)) from None
+    return load.read_report(path), raw
+
+
+def entry_of(path, machine=None, label=""):
+    """The store entry of one report file; ReportError (one line) if it is no valid suite report or
+    holds anything the history cannot draw (a date that is no ISO time, a time that is not a finite
+    positive number)."""
+    rep, raw = read_report_safely(path)
+    try:
+        raw_runs = json.loads(raw).get("runs", [])
+    except (ValueError, AttributeError):
+        raw_runs = []
     m = rep.meta
+    where = rep.path
     if not isinstance(m.get("date_utc"), str) or not m["date_utc"]:
-        raise load.ReportError(f"{rep.path}: no meta.date_utc: the history orders entries by date")
+        raise load.ReportError(f"{where}: no meta.date_utc: the history needs the date of each report")
+    if not valid_date(m["date_utc"]):
+        raise load.ReportError(f"{where}: meta.date_utc {m['date_utc'][:40]!r} is no UTC time "
+                               "(YYYY-MM-DDTHH:MM:SSZ)")
     first = rep.runs[0].machine
+    raw_by_key = {}
+    for rr in raw_runs if isinstance(raw_runs, list) else []:
+        if isinstance(rr, dict):
+            raw_by_key.setdefault((rr.get("backend"), rr.get("variant"), rr.get("images"), rr.get("threads")), rr)
     runs = []
-    for r in rep.runs:
-        runs.append({"benchmark": benchmark_name(r), "backend": r.backend, "variant": r.variant,
-                     "images": r.images, "threads": r.threads, "device": r.device, "on_gpu": r.on_gpu,
-                     "median_ms": r.forward_ms, "samples": r.samples, "gflop_per_s": r.gflop_per_s,
-                     "passed": r.passed if r.validation else None})
+    for i, r in enumerate(rep.runs):
+        what = f"{where}: {r.backend}:{r.variant} at {r.images} images"
+        if not is_number(r.forward_ms) or r.forward_ms <= 0:
+            raise load.ReportError(f"{what}: forward_ms.median {r.forward_ms!r} is not a finite positive time")
+        if any(not is_number(x) for x in r.samples):
+            raise load.ReportError(f"{what}: a forward pass time is not a finite number")
+        if not is_number(r.gflop_per_s):
+            raise load.ReportError(f"{what}: gflop_per_s {r.gflop_per_s!r} is not a finite number")
+        rr = raw_by_key.get((r.backend, r.reported_variant, r.images, r.threads), {})
+        run = {"benchmark": benchmark_name(r.backend, r.variant, r.images, r.threads, r.on_gpu),
+               "backend": r.backend, "variant": r.variant, "images": r.images, "threads": r.threads,
+               "device": r.device, "on_gpu": r.on_gpu, "median_ms": r.forward_ms, "samples": r.samples,
+               "gflop_per_s": r.gflop_per_s, "passed": r.passed if r.validation else None,
+               "platform": identity.platform_of(r.on_gpu, r.device, r.device_info, first.cpu_model,
+                                                first.logical_cores, first.gpu_name, label or first.label_text).id}
+        load_info = _load_of(rr)
+        if load_info:
+            run["machine_load"] = load_info
+        runs.append(run)
     return {"store_version": STORE_VERSION, "id": report_id(raw), "machine": machine or machine_of(path, rep),
-            "host": first.host, "cpu_model": first.cpu_model, "gpu_name": first.gpu_name,
+            "host": first.host, "cpu_model": first.cpu_model, "logical_cores": first.logical_cores,
+            "gpu_name": first.gpu_name, "label": label or first.label_text,
             "git_commit": str(m.get("git_commit") or "unknown"), "git_dirty": bool(m.get("git_dirty")),
             "date_utc": m["date_utc"], "source": rep.path, "runs": runs}
 
@@ -71,65 +163,166 @@ def _check_entry(e, where):
     for key in ("id", "machine", "git_commit", "date_utc"):
         if not isinstance(e.get(key), str) or not e[key]:
             raise load.ReportError(f"{where}: missing '{key}'")
-    if not isinstance(e.get("runs"), list) or not e["runs"]:
+    if not valid_date(e["date_utc"]):
+        raise load.ReportError(f"{where}: date_utc is no UTC time (YYYY-MM-DDTHH:MM:SSZ)")
+    for key in ("cpu_model", "gpu_name", "label", "host", "source", "git_subject", "status", "error"):
+        if key in e and not isinstance(e[key], str):
+            raise load.ReportError(f"{where}: '{key}' is not a string")
+    if "logical_cores" in e and not (is_number(e["logical_cores"]) and e["logical_cores"] >= 0):
+        raise load.ReportError(f"{where}: 'logical_cores' is not a count")
+    if not isinstance(e.get("runs"), list) or (not e["runs"] and not e.get("status")):
         raise load.ReportError(f"{where}: no runs")
     for r in e["runs"]:
-        if not isinstance(r, dict) or not isinstance(r.get("benchmark"), str) or \
-                not isinstance(r.get("median_ms"), (int, float)) or not isinstance(r.get("samples"), list):
+        if not isinstance(r, dict) or not isinstance(r.get("benchmark"), str) or not isinstance(r.get("samples"), list):
             raise load.ReportError(f"{where}: a run without benchmark, median_ms or samples")
+        for key in ("backend", "variant"):
+            if not isinstance(r.get(key), str) or not r[key]:
+                raise load.ReportError(f"{where}: a run without '{key}'")
+        if not is_number(r.get("median_ms")) or r["median_ms"] <= 0:
+            raise load.ReportError(f"{where}: {r['benchmark'][:80]}: median_ms is not a finite positive number")
+        if any(not is_number(x) or x <= 0 for x in r["samples"]):
+            raise load.ReportError(f"{where}: {r['benchmark'][:80]}: a sample is not a finite positive number")
+        for key in ("images", "threads"):
+            if not is_number(r.get(key)) or r[key] < 0:
+                raise load.ReportError(f"{where}: {r['benchmark'][:80]}: '{key}' is not a count")
 
 
-def _parse_lines(text, path):
+def _parse_lines(text, path, note=True):
+    """The entries of the store's text. A bad line is an error naming it, except a torn last line (no
+    newline at its end, not JSON): the trace of an interrupted write, noted and left out."""
     entries = []
-    for i, line in enumerate(text.splitlines(), 1):
+    lines = text.split("\n")
+    torn_tail = lines[-1] != ""  # the text does not end with a newline
+    for i, line in enumerate(lines, 1):
         if not line.strip():
             continue
         where = f"{load.shown(path)}:{i}"
         try:
-            e = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise load.ReportError(f"{where}: not JSON ({err.msg})") from None
+            e = json.loads(line, parse_constant=_no_constant)
+        except (json.JSONDecodeError, ValueError) as err:
+            if torn_tail and i == len(lines):
+                if note:
+                    print(f"note: {where}: the last line is cut off (an interrupted write), left out",
+                          file=sys.stderr)
+                break
+            raise load.ReportError(f"{where}: not JSON ({getattr(err, 'msg', err)})") from None
         _check_entry(e, where)
         entries.append(e)
     return entries
 
 
+def _no_constant(name):
+    raise ValueError(f"{name} is no number JSON knows")
+
+
 def read_store(path):
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise load.ReportError(f"{load.shown(path)}: no such store (create it with `history add`)") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise load.ReportError(f"{load.shown(path)}: cannot read: {getattr(e, 'strerror', None) or e}") from None
+        text = safe_io.read_text(path, "store", limit=MAX_STORE_BYTES)
+    except safe_io.UnsafePath as e:
+        if not os.path.lexists(path):
+            raise load.ReportError(f"{load.shown(path)}: no such store (create it with `history add`)") from None
+        raise load.ReportError(str(e)) from None
     return _parse_lines(text, path)
 
 
 def add(store, entries):
     """Appends the entries whose id is not in the store yet, under an exclusive lock; returns the
-    list of (entry, added?)."""
+    list of (entry, added?). All or nothing: on a write error the store is as it was."""
     store = Path(store)
-    store.parent.mkdir(parents=True, exist_ok=True)
+    if os.path.lexists(store):
+        try:
+            safe_io.check_input(store, "store", MAX_STORE_BYTES)
+        except safe_io.UnsafePath as e:
+            raise load.ReportError(str(e)) from None
+    elif not store.parent.is_dir():
+        try:
+            store.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise load.ReportError(f"{load.shown(store)}: cannot create its folder: {e.strerror}") from None
+    flags = os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(store, flags, 0o644)
+    except OSError as e:
+        raise load.ReportError(f"{load.shown(store)}: cannot open the store: {e.strerror}") from None
     out = []
-    with open(store, "a+", encoding="utf-8") as f:
+    with os.fdopen(fd, "rb+") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
-            f.seek(0)
-            text = f.read()
-            known = {e["id"] for e in _parse_lines(text, store)}
+            if not os.path.samestat(os.fstat(f.fileno()), os.stat(store)):
+                raise load.ReportError(f"{load.shown(store)}: replaced while opened, try again")
+            try:
+                text = safe_io.read_text(store, "store", limit=MAX_STORE_BYTES)
+            except safe_io.UnsafePath as e:
+                raise load.ReportError(str(e)) from None
+            known = {e["id"] for e in _parse_lines(text, store, note=False)}
+            prefix = ""
             if text and not text.endswith("\n"):
-                raise load.ReportError(f"{load.shown(store)}: the last line is cut off (a write was interrupted)")
+                tail = text[text.rfind("\n") + 1:]
+                try:
+                    json.loads(tail)
+                    prefix = "\n"  # a whole last line without its newline (edited by hand): keep it
+                except ValueError:
+                    # A torn last line: the trace of a write cut short; cut it off, or the next line
+                    # would be glued to it and the store damaged for good.
+                    os.ftruncate(f.fileno(), len(text.encode("utf-8")) - len(tail.encode("utf-8")))
+                    print(f"note: {load.shown(store)}: cut off a torn last line ({len(tail)} characters)",
+                          file=sys.stderr)
+            lines = []
             for e in entries:
                 fresh = e["id"] not in known
                 if fresh:
-                    f.write(json.dumps(e, sort_keys=True, separators=(",", ":")) + "\n")
+                    lines.append(json.dumps(e, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n")
                     known.add(e["id"])
                 out.append((e, fresh))
-            f.flush()
-            os.fsync(f.fileno())
+            if lines:
+                try:
+                    safe_io.append_text(store, prefix + "".join(lines))
+                except safe_io.UnsafePath as err:
+                    raise load.ReportError(str(err)) from None
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
     return out
+
+
+# ---- what the lines mean: platforms, variants, load
+
+
+def _cores_by_model(entries):
+    """{cpu model: its core count} where every line that states one agrees (lines written before the
+    store kept core counts take it from the others)."""
+    seen = {}
+    for e in entries:
+        if is_number(e.get("logical_cores")) and e["logical_cores"] > 0:
+            seen.setdefault(e.get("cpu_model", ""), set()).add(int(e["logical_cores"]))
+    return {m: next(iter(c)) for m, c in seen.items() if len(c) == 1}
+
+
+def run_platform(e, r, cores_by_model):
+    """The platform of a stored run: its GPU for a GPU run, else the CPU and its cores (identity.py)."""
+    label = e.get("label", "") or ""
+    if r.get("on_gpu"):
+        return identity.gpu_platform(e.get("gpu_name", "") or identity.gpu_name_of({}, "", r.get("device", "")),
+                                     label)
+    cores = e.get("logical_cores") or cores_by_model.get(e.get("cpu_model", ""), 0)
+    return identity.cpu_platform(e.get("cpu_model", ""), cores, label)
+
+
+def entry_platform_ids(e):
+    cores = {e.get("cpu_model", ""): e.get("logical_cores", 0)}
+    return {run_platform(e, r, cores).id for r in e.get("runs", [])}
+
+
+def is_busy(e, r, cores):
+    """The run saw other runnable processes at its start or end, as many as half the cores (the suite's
+    own warning), by its own machine_load, else by what `history backfill` measured around the suite."""
+    ml = r.get("machine_load")
+    if not isinstance(ml, dict):
+        ml = (e.get("backfill") or {}).get("machine_load") if isinstance(e.get("backfill"), dict) else None
+    if not isinstance(ml, dict):
+        return False
+    limit = max(1, int(cores or 0) // 2)
+    return any(is_number(ml.get(k)) and ml[k] >= limit for k in ("other_runnable_start", "other_runnable_end"))
 
 
 # ---- series over commits
@@ -143,60 +336,217 @@ class Point:
     samples: list
     passed: object
     step: str = ""  # "slower" / "faster" where the benchmark moved beyond its noise here
-    change: float = 0.0  # median ratio to the previous commit - 1
+    change: float = 0.0  # median ratio to the base point - 1
     medians: list = field(default_factory=list)  # of each report (for runs without passes)
+    busy: bool = False  # every report of this point saw a busy machine
+    subject: str = ""
+    base: str = ""  # the commit this point was compared with
+    p_value: float = None  # of the step test (one-sided Mann-Whitney U), where there was one
+    reports: int = 0
 
 
 @dataclass
 class Series:
-    machine: str
+    machine: str  # the platform's label, for people
     benchmark: str
     backend: str
     on_gpu: bool
+    platform: str = ""  # the platform id
+    variant: str = ""
+    images: int = 0
+    threads: int = 1
     points: list = field(default_factory=list)
 
+    @property
+    def peer(self):
+        return self.backend in PEERS
 
-def commit_order(entries):
-    """Commits in the order of their first report's date."""
-    first = {}
-    for e in sorted(entries, key=lambda e: (e["date_utc"], e["id"])):
-        first.setdefault(e["git_commit"], len(first))
-    return list(first)
+    @property
+    def line_name(self):
+        """The series' name inside its chart (backend x images): variant, and threads on a CPU."""
+        name = f"{self.backend}:{self.variant}"
+        return name if self.on_gpu else f"{name}, {self.threads} thr"
 
 
-def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA):
-    """One series per machine and benchmark, one point per commit (of several reports of one commit,
-    the passes are pooled and the median taken over them), with the step changes marked: a commit
-    whose passes differ from the previous commit's beyond the threshold and noise (gate.decide)."""
-    order = {c: i for i, c in enumerate(commit_order(entries))}
+@dataclass
+class Step:
+    series: Series
+    point: Point
+    direction: str  # "slower" or "faster"
+    range: list  # [(commit, subject)] after the base up to the point's commit, in git order
+    ratio: float
+    p_value: float = None
+    basis: str = ""
+
+    @property
+    def confidence(self):
+        return None if self.p_value is None else 1.0 - self.p_value
+
+
+def commit_order(entries, repo=None):
+    """Commits in git's topological order (git_order.order), where the repository knows them."""
+    from . import git_order
+    return git_order.order(entries, repo)[0]
+
+
+def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, include_busy=False, subjects=None):
+    """One series per platform and benchmark, one point per commit (of several reports of one commit,
+    the passes are pooled; reports under load are pooled only where no quiet one exists), with the step
+    changes marked: a point whose passes differ from the base point's (the last earlier point that was
+    not busy) beyond the threshold and the noise (gate.decide). Busy points are never the base nor get a
+    verdict unless include_busy; peers never get one."""
+    if order is None:
+        order = commit_order(entries)
+    subjects = subjects or {}
+    index = {c: i for i, c in enumerate(order)}
+    cores_by_model = _cores_by_model(entries)
     pooled = {}
-    for e in sorted(entries, key=lambda e: (e["date_utc"], e["id"])):
+    ok_entries = [e for e in entries if e.get("runs")]
+    for e in sorted(ok_entries, key=lambda e: (e["date_utc"], e["id"])):
+        commit = e["git_commit"]
         for r in e["runs"]:
-            key = (e["machine"], r["benchmark"])
-            s = pooled.setdefault(key, Series(e["machine"], r["benchmark"], r["backend"], bool(r.get("on_gpu"))))
-            p = next((p for p in s.points if p.commit == e["git_commit"]), None)
-            if p is None:
-                p = Point(e["git_commit"], e["date_utc"], r["median_ms"], [], r.get("passed"))
-                s.points.append(p)
-            p.samples += r["samples"]
-            p.medians.append(r["median_ms"])
-            p.median_ms = _median(p.samples) if p.samples else _median(p.medians)
+            plat = run_platform(e, r, cores_by_model)
+            variant = identity.current_variant(r["backend"], r["variant"])
+            on_gpu = bool(r.get("on_gpu"))
+            bench = benchmark_name(r["backend"], variant, int(r["images"]), int(r["threads"]), on_gpu)
+            key = (plat.id, bench)
+            s = pooled.setdefault(key, Series(plat.label, bench, r["backend"], on_gpu, plat.id, variant,
+                                              int(r["images"]), int(r["threads"])))
+            busy = is_busy(e, r, plat.cores or e.get("logical_cores") or cores_by_model.get(e.get("cpu_model", ""), 0))
+            s._raw = getattr(s, "_raw", {})
+            s._raw.setdefault(commit, []).append((busy, e, r))
     out = []
     for key in sorted(pooled):
         s = pooled[key]
-        s.points.sort(key=lambda p: order[p.commit])
-        for prev, p in zip(s.points, s.points[1:]):
-            d = gate.decide(prev.samples, p.samples, prev.median_ms, p.median_ms, threshold, alpha)
-            p.change = d.ratio - 1.0
-            if d.fails:
-                p.step = "slower"
-            elif d.status.startswith("faster"):
-                p.step = "faster"
+        for commit, rows in s._raw.items():
+            quiet = [row for row in rows if not row[0]]
+            use = quiet or rows
+            samples = [x for _, _, r in use for x in r["samples"]]
+            medians = [r["median_ms"] for _, _, r in use]
+            first = min(use, key=lambda row: (row[1]["date_utc"], row[1]["id"]))
+            passed = [r.get("passed") for _, _, r in use]
+            p = Point(commit, first[1]["date_utc"], _median(samples) if samples else _median(medians), samples,
+                      False if False in passed else (True if True in passed else None), medians=medians,
+                      busy=not quiet, subject=subjects.get(commit) or first[1].get("git_subject", ""),
+                      reports=len(use))
+            s.points.append(p)
+        del s._raw
+        s.points.sort(key=lambda p: index.get(p.commit, len(index)))
         out.append(s)
+    for s in out:
+        mark_steps(s, threshold, alpha, include_busy)
     return out
+
+
+def mark_steps(s, threshold, alpha, include_busy=False):
+    base = None
+    for p in s.points:
+        usable = include_busy or not p.busy
+        if not usable:
+            continue
+        if base is not None:
+            d = gate.decide(base.samples, p.samples, base.median_ms, p.median_ms, threshold, alpha)
+            p.change = d.ratio - 1.0
+            p.base = base.commit
+            if not s.peer:  # a peer is not this project's code: drawn, never a verdict
+                if d.fails:
+                    p.step, p.p_value = "slower", d.p_slower
+                elif d.status.startswith("faster"):
+                    p.step, p.p_value = "faster", d.p_faster
+        base = p
+
+
+def steps(series_list, order, subjects, between=None):
+    """Every step marked by series(), with the commits that could have caused it: those the step's commit
+    has and the base's has not (between(base, commit): git rev-list base..commit, so a branch merged
+    elsewhere in the topological order is not blamed), else those after the base up to the step in the
+    order."""
+    index = {c: i for i, c in enumerate(order)}
+    out = []
+    cache = {}
+    for s in series_list:
+        for p in s.points:
+            if not p.step:
+                continue
+            key = (p.base, p.commit)
+            if between and key not in cache:
+                cache[key] = between(p.base, p.commit)
+            lo, hi = index.get(p.base, -1), index.get(p.commit, -1)
+            if cache.get(key):
+                rng = [(c, subjects.get(c, "")) for c in cache[key]]
+            elif 0 <= lo < hi:
+                rng = [(c, subjects.get(c, "")) for c in order[lo + 1:hi + 1]]
+            else:
+                rng = [(p.commit, p.subject)]
+            out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value))
+    out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
+    return out
+
+
+def sustained(st, threshold, alpha):
+    """A step that the next point keeps (against the same base, beyond the threshold and the noise, the
+    same way): under load a single slow run is the machine far more often than the code. The last point
+    of a series has no next one and stands as it is."""
+    pts = st.series.points
+    i = pts.index(st.point)
+    if i + 1 >= len(pts):
+        return True
+    base = next(p for p in pts if p.commit == st.point.base)
+    nxt = pts[i + 1]
+    d = gate.decide(base.samples, nxt.samples, base.median_ms, nxt.median_ms, threshold, alpha)
+    return d.fails if st.direction == "slower" else d.status.startswith("faster")
+
+
+def failures(entries, order):
+    """(commit, subject, status, error) of the commits recorded as not built / not run, in git order."""
+    index = {c: i for i, c in enumerate(order)}
+    rows = {(e["git_commit"], e.get("status")): e for e in entries if e.get("status") and e.get("status") != "ok"}
+    return [(c, e.get("git_subject", ""), st, e.get("error", ""))
+            for (c, st), e in sorted(rows.items(), key=lambda kv: index.get(kv[0][0], -1))]
 
 
 def _median(xs):
     xs = sorted(xs)
     n = len(xs)
+    if not n:
+        return float("nan")
     return xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
+
+
+@dataclass
+class Analysis:
+    """What the dashboard and the charts show: the store read, ordered and tested."""
+    store_name: str
+    entries: list
+    order: list  # commits, oldest first (git's topological order)
+    subjects: dict
+    series: list
+    steps: list
+    failures: list
+    threshold: float
+    alpha: float
+    include_busy: bool
+    busy_steps: list = field(default_factory=list)  # steps seen only with the busy points: candidates
+
+
+def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAULT_ALPHA, include_busy=False,
+            repo=None):
+    from . import git_order
+    order, subjects = git_order.order(entries, repo)
+    series_list = series(entries, threshold, alpha, order, include_busy, subjects)
+    repo_dir = repo or identity.REPO_ROOT
+
+    def between(older, newer):
+        return git_order.commits_between(repo_dir, older, newer)
+
+    found = steps(series_list, order, subjects, between)
+    candidates = []
+    if not include_busy:
+        # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
+        # bisect), never as verdicts; a step the quiet points found already is not repeated.
+        known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
+        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between)
+        candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
+                      and sustained(st, threshold, alpha)]
+    return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
+                    alpha, include_busy, candidates)

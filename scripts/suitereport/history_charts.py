@@ -1,82 +1,104 @@
-"""PNG charts of the history store: one per benchmark over commits (a line per machine, step changes
-marked), and one overview per machine (every benchmark relative to its first commit)."""
+"""PNG charts of the history store: one per platform x backend x image count (its variants as lines,
+each in its palette colour, the same as on the dashboard; dashed where a CPU run used more than one
+thread), and one overview per platform (every benchmark, log scale). Commits in git order; a point made
+on a busy machine is hollow; steps are circled (red slower, green faster)."""
 
 import re
 
-from . import palette
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+from . import palette
 from .charts import plain_number, plt, save  # matplotlib with the Agg backend, deterministic PNG bytes
 
 STEP_COLORS = {"slower": "#d62728", "faster": "#2ca02c"}
 
 
 def slug(text):
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", text).strip("-")
+    return re.sub(r"[^A-Za-z0-9._]+", "-", text).strip("-")
 
 
-def _commit_axis(ax, commits):
-    ax.set_xticks(range(len(commits)))
-    ax.set_xticklabels([c[:7] for c in commits], rotation=45, ha="right", fontsize=8)
-    ax.set_xlim(-0.5, len(commits) - 0.5)
-    ax.set_xlabel("commit (ordered by the date of its first report)")
+def groups(series_list):
+    """{(platform label, backend, images): [series]}: one chart each."""
+    out = {}
+    for s in series_list:
+        out.setdefault((s.machine, s.backend, s.images), []).append(s)
+    return out
 
 
-def _mark_steps(ax, xs, points):
-    for x, p in zip(xs, points):
+def _positions(series_list, order):
+    index = {c: i for i, c in enumerate(order)}
+    used = sorted({index.get(p.commit, len(order)) for s in series_list for p in s.points})
+    shown = [order[i] if i < len(order) else "?" for i in used]
+    return {c: i for i, c in enumerate(shown)}, shown
+
+
+def _commit_axis(ax, shown, subjects=None):
+    step = max(1, len(shown) // 24)  # at most ~24 labels: a label per commit is unreadable beyond that
+    ticks = list(range(0, len(shown), step))
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([shown[i][:7] for i in ticks], rotation=60, ha="right", fontsize=7, family="monospace")
+    ax.set_xlim(-0.5, len(shown) - 0.5)
+    ax.set_xlabel(f"commit, in git order ({len(shown)} with results)")
+
+
+def _draw(ax, xs, s, style, label):
+    solid = [(x, p) for x, p in zip(xs, s.points)]
+    ax.plot(xs, [p.median_ms for p in s.points], label=label, color=style["color"],
+            linestyle=palette.thread_linestyle(1 if s.on_gpu else s.threads), linewidth=1.6, zorder=3)
+    for x, p in solid:
+        ax.plot([x], [p.median_ms], marker=style["marker"], markersize=5, color=style["color"],
+                markerfacecolor="white" if p.busy else style["color"], zorder=4)
         if p.step:
             ax.plot([x], [p.median_ms], marker="o", markersize=13, fillstyle="none", color=STEP_COLORS[p.step],
                     markeredgewidth=2, zorder=5)
-            ax.annotate(f"{p.step} {100 * p.change:+.0f} %", (x, p.median_ms), textcoords="offset points",
-                        xytext=(8, 8), fontsize=8, color=STEP_COLORS[p.step])
+            ax.annotate(f"{100 * p.change:+.0f} %", (x, p.median_ms), textcoords="offset points",
+                        xytext=(7, 7), fontsize=8, color=STEP_COLORS[p.step])
 
 
-def benchmark_chart(benchmark, series_list, commits, path):
-    """Forward time of one benchmark over commits, one line per machine."""
-    index = {c: i for i, c in enumerate(commits)}
-    used = sorted({index[p.commit] for s in series_list for p in s.points})
-    shown = [commits[i] for i in used]
-    pos = {c: i for i, c in enumerate(shown)}
-    fig, ax = plt.subplots(figsize=(8.5, 4.2))
-    styles = palette.machine_styles(sorted({s.machine for s in series_list}))
-    for s in series_list:
-        xs = [pos[p.commit] for p in s.points]
-        ax.plot(xs, [p.median_ms for p in s.points], label=s.machine, **styles[s.machine])
-        _mark_steps(ax, xs, s.points)
-    _commit_axis(ax, shown)
-    ax.set_ylabel("forward time per pass, ms (median; lower is faster)")
-    ax.set_ylim(bottom=0)
-    ax.set_title(f"{benchmark} over commits\n(circled: a step beyond the noise, Mann-Whitney U on the passes)",
-                 fontsize=10)
+def group_chart(key, series_list, order, subjects, path):
+    """Forward time of one backend at one image count on one platform over commits, a line per variant."""
+    platform_label, backend, images = key
+    pos, shown = _positions(series_list, order)
+    fig, ax = plt.subplots(figsize=(9, 4.2))
+    for s in sorted(series_list, key=lambda s: (s.variant, s.threads)):
+        xs = [pos.get(p.commit, 0) for p in s.points]
+        _draw(ax, xs, s, palette.style(f"{s.backend}:{s.variant}"), s.line_name)
+    _commit_axis(ax, shown, subjects)
+    values = [p.median_ms for s in series_list for p in s.points]
+    if max(values) > 20 * min(values):  # a naive variant beside a fast one: linear would flatten the fast
+        ax.set_yscale("log")
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
+        ax.yaxis.set_major_formatter(FuncFormatter(plain_number))
+        ax.yaxis.set_minor_formatter(NullFormatter())
+        ax.set_ylabel("forward time per pass, ms\n(median; log scale, lower is faster)")
+    else:
+        ax.set_ylabel("forward time per pass, ms\n(median; lower is faster)")
+        ax.set_ylim(bottom=0)
+    peer = " (a peer: drawn, never a verdict)" if backend in ("pytorch",) else ""
+    ax.set_title(f"{backend} at {images} images on {platform_label}{peer}\n"
+                 "circled: a step beyond the noise; hollow: measured on a busy machine", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)
     return save(fig, path)
 
 
-def overview_chart(machine, series_list, commits, path):
-    """Every benchmark of one machine over commits (forward ms, log scale), colour per backend:variant,
+def overview_chart(machine, series_list, order, path):
+    """Every benchmark of one platform over commits (forward ms, log scale), colour per backend:variant,
     dashed where it ran on more than one thread, step changes circled."""
-    index = {c: i for i, c in enumerate(commits)}
     mine = [s for s in series_list if s.machine == machine]
-    used = sorted({index[p.commit] for s in mine for p in s.points})
-    if not mine or len(used) < 2:
+    pos, shown = _positions(mine, order)
+    if not mine or len(shown) < 2:
         return None
-    shown = [commits[i] for i in used]
-    pos = {c: i for i, c in enumerate(shown)}
-    fig, ax = plt.subplots(figsize=(9, 4.8))
-    for s in mine:
-        xs = [pos[p.commit] for p in s.points]
-        name = s.benchmark.split("/")[0]
-        style = dict(palette.style(name))
-        style["linestyle"] = palette.thread_linestyle(s.benchmark)
-        ax.plot(xs, [p.median_ms for p in s.points], label=s.benchmark, **style)
-        _mark_steps(ax, xs, s.points)
+    fig, ax = plt.subplots(figsize=(9.5, 4.8))
+    for s in sorted(mine, key=lambda s: s.benchmark):
+        xs = [pos.get(p.commit, 0) for p in s.points]
+        _draw(ax, xs, s, palette.style(f"{s.backend}:{s.variant}"), s.benchmark)
     _commit_axis(ax, shown)
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))
     ax.yaxis.set_major_formatter(FuncFormatter(plain_number))
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.set_ylabel("forward time per pass, ms (median; log scale, lower is faster)")
+    ax.set_ylabel("forward time per pass, ms\n(median; log scale, lower is faster)")
     ax.set_title(f"History of every benchmark, {machine}", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.02, 0.5), frameon=False)

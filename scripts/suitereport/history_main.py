@@ -1,89 +1,122 @@
-"""scripts/history: the store of reports over commits and machines, its charts and its dashboard.
+"""scripts/history: benchmark results over commits, where they stepped, and why.
 
-  history add REPORT|FOLDER... --store PATH [--machine NAME]   append (validated, idempotent, locked)
-  history plot --store PATH --out DIR                          PNG per benchmark + overview per machine
-  history html --store PATH --out FILE                         the one-file dashboard
-Exit codes: 0 ok; 2 bad input (a bad report, a bad store line, a missing store).
+  history add REPORT|FOLDER... [--store PATH] [--label NAME]   put suite reports into the store
+  history backfill RANGE|COMMIT... [--every N]                 build and run past commits, store them
+  history bisect BENCHMARK GOOD BAD                           find the commit where a benchmark stepped
+  history html --out FILE                                     the dashboard (summary + charts), one file
+  history plot --out DIR                                      the same charts as PNG files
+Exit codes: 0 ok; 2 bad input (a bad report, a bad store line, a missing store, a refused path).
 """
 
-import os
+import argparse
+import hashlib
+import shlex
 from pathlib import Path
 
-from . import cli, gate, history, load
+from . import cli, gate, history, load, safe_io
 from .compare_main import parse_threshold
 
 DEFAULT_STORE = load.DEFAULT_RESULTS / "history" / "store.jsonl"
+MAX_NAME = 100  # characters of a chart's file name before its hash (file systems stop at 255 bytes)
+
+
+def _report_files(paths):
+    """The report files named or found in folders; every one a regular file of a sane size (a FIFO or
+    device among them is refused before anything is read: it would hang or fill memory)."""
+    files = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = load.find_report_files(p)
+            for f in found:
+                try:
+                    safe_io.check_input(f, "report")
+                except safe_io.UnsafePath as e:
+                    raise load.ReportError(str(e)) from None
+            # in a folder, JSON that is no suite report (fma_peak.json) is skipped, noted
+            files += [f for f in found if load.read_report(f, strict=False) is not None]
+        else:
+            try:
+                safe_io.check_input(p, "report")
+            except safe_io.UnsafePath as e:
+                raise load.ReportError(str(e)) from None
+            files.append(p)
+    return files
 
 
 def cmd_add(args):
-    entries = []
-    for p in map(Path, args.reports):
-        if p.is_dir():  # in a folder, JSON that is no suite report (fma_peak.json) is skipped, noted
-            files = [f for f in load.find_report_files(p) if load.read_report(f, strict=False) is not None]
-        else:
-            files = [p]
-        entries += [history.entry_of(f, args.machine) for f in files]
+    files = _report_files(args.reports)
+    entries = [history.entry_of(f, args.machine, args.label or "") for f in files]
     if not entries:
         raise load.ReportError(f"{', '.join(args.reports)}: no suite reports found")
     for e, fresh in history.add(args.store, entries):
         what = "added" if fresh else "already in the store"
-        print(f"{what}: {e['source']} ({e['machine']}, commit {e['git_commit'][:10]}, {len(e['runs'])} runs)")
+        print(f"{what}: {e['source']} (commit {e['git_commit'][:10]}, {len(e['runs'])} runs)")
     return cli.EXIT_OK
 
 
-def _series(args):
+def analyse(args):
     entries = history.read_store(args.store)
     if not entries:
-        raise load.ReportError(f"{args.store}: the store is empty")
+        raise load.ReportError(f"{load.shown(args.store)}: the store is empty")
+    a = history.analyse(entries, Path(args.store).name, args.threshold, args.alpha, args.include_busy, args.repo)
     from . import palette
-    palette.register(_runs_for_palette(entries))
-    commits = history.commit_order(entries)
-    return history.series(entries, args.threshold, args.alpha), commits
+    palette.register_series(a.series)
+    return a
 
 
-class _PaletteRun:
-    def __init__(self, source, backend, variant):
-        self.source, self.backend, self.variant = source, backend, variant
-
-
-def _runs_for_palette(entries):
-    return [_PaletteRun(e["source"], r["backend"], r["variant"]) for e in entries for r in e["runs"]]
+def file_name(name, taken):
+    """A file name for a chart of `name`: readable, at most MAX_NAME characters, and unique: where two
+    names would give one file (`a b` and `a-b`), or the name was cut, a hash of the whole name is added."""
+    from .history_charts import slug
+    base = slug(name) or "chart"
+    short = base[:MAX_NAME]
+    if short != base or short in taken or short.lower() in {t.lower() for t in taken}:
+        short = f"{short}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+    taken.add(short)
+    return short
 
 
 def cmd_plot(args):
-    series_list, commits = _series(args)
+    a = analyse(args)
     from . import history_charts
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    by_bench = {}
-    for s in series_list:
-        by_bench.setdefault(s.benchmark, []).append(s)
-    for bench, ss in sorted(by_bench.items()):
-        path = history_charts.benchmark_chart(bench, ss, commits, out / f"{history_charts.slug(bench)}.png")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise load.ReportError(f"{out}: cannot create the folder: {e.strerror}") from None
+    taken = set()
+    groups = history_charts.groups(a.series)
+    # Names are decided in one sorted pass, so the same store gives the same files.
+    for key in sorted(groups):
+        platform_label, backend, images = key
+        name = file_name(f"{platform_label}-{backend}-images-{images}", taken)
+        path = history_charts.group_chart(key, groups[key], a.order, a.subjects, out / f"{name}.png")
         print(f"wrote {load.shown(path)}")
-    for machine in sorted({s.machine for s in series_list}):
-        path = history_charts.overview_chart(machine, series_list, commits,
-                                             out / f"overview-{history_charts.slug(machine)}.png")
+    for machine in sorted({s.machine for s in a.series}):
+        name = file_name(f"overview-{machine}", taken)
+        path = history_charts.overview_chart(machine, a.series, a.order, out / f"{name}.png")
         if path:
             print(f"wrote {load.shown(path)}")
     return cli.EXIT_OK
 
 
 def cmd_html(args):
-    series_list, commits = _series(args)
+    a = analyse(args)
     from . import dashboard
-    text = dashboard.render(series_list, commits, Path(args.store).name, args.threshold)
+    text = dashboard.render(a)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(out.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, out)
-    print(f"wrote {load.shown(out)} ({len(series_list)} series over {len(commits)} commits)")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        safe_io.write_text(out, text)
+    except (safe_io.UnsafePath, OSError) as e:
+        raise load.ReportError(str(e) if isinstance(e, safe_io.UnsafePath) else f"{out}: {e.strerror}") from None
+    print(f"wrote {load.shown(out)} ({len(a.series)} series over {len(a.order)} commits, "
+          f"{sum(1 for s in a.steps if s.direction == 'slower')} regressions)")
     if args.screenshot:
         from . import browser
         shot = Path(args.screenshot).resolve()
         try:
-            r = browser.run(out.resolve().as_uri(), "--hide-scrollbars", "--window-size=1300,1000",
+            r = browser.run(out.resolve().as_uri(), "--hide-scrollbars", f"--window-size={args.window}",
                             f"--screenshot={shot}")
         except (FileNotFoundError, OSError) as e:
             raise load.ReportError(f"--screenshot: {e}") from None
@@ -93,33 +126,214 @@ def cmd_html(args):
     return cli.EXIT_OK
 
 
+def _lock_workdir(workdir):
+    """One backfill or bisect per work folder at a time: two would check out commits under each other."""
+    import fcntl
+    import os
+    Path(workdir).mkdir(parents=True, exist_ok=True)
+    fd = os.open(Path(workdir) / ".lock", os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        raise load.ReportError(f"{workdir}: another history backfill or bisect is using it (pick another "
+                               "--workdir)") from None
+    return fd  # held until the command ends (_release)
+
+
+def _release(args):
+    import os
+    if getattr(args, "_lock", None) is not None:
+        os.close(args._lock)
+        args._lock = None
+
+
+def _probe(args, backends=None):
+    from . import backfill
+    args._lock = _lock_workdir(args.workdir)
+    repo = Path(args.repo or backfill.REPO_ROOT)
+    probe = backfill.Probe(repo=repo, workdir=Path(args.workdir), build=args.build_cmd or "", run=args.run_cmd or "",
+                           images=args.images, threads=args.threads, repeat=args.repeat,
+                           quiet_wait_s=args.quiet_wait, log=backfill.log_to_stderr)
+    if backends:
+        probe.backends = tuple(backends)
+    return probe
+
+
+def cmd_backfill(args):
+    try:
+        return _backfill(args)
+    finally:
+        _release(args)
+
+
+def _backfill(args):
+    from . import backfill
+    probe = _probe(args, [b for b in args.backends.split(",") if b])
+    commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
+    if not commits:
+        raise load.ReportError(f"{' '.join(args.commits)}: no commits")
+    print(f"backfill: {len(commits)} commits into {load.shown(args.store)}, worktree {load.shown(probe.src)}",
+          flush=True)
+    try:
+        counts = backfill.backfill(probe, commits, args.store, args.label or "", log=lambda m: print(m, flush=True),
+                                   resume=not args.again)
+    finally:
+        if args.remove_worktree:
+            backfill.remove_worktree(probe.repo, probe.src)
+    print("backfill: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+    return cli.EXIT_OK
+
+
+def cmd_bisect(args):
+    try:
+        return _bisect(args)
+    finally:
+        _release(args)
+
+
+def _bisect(args):
+    from . import bisect
+    probe = _probe(args)
+    found = bisect.bisect(probe, args.benchmark, args.good, args.bad, args.threshold, args.alpha,
+                          log=lambda m: print(m, flush=True))
+    print(f"first {'slower' if found.ratio > 1 else 'faster'} commit: {found.commit} {found.subject}")
+    print(f"step: {found.ratio:.3f}x ({100 * (found.ratio - 1):+.1f} %) against {found.good[:10]}, "
+          f"{found.probes} commits built and run")
+    if found.untestable:
+        print(f"could not be measured (the step may lie there): {' '.join(c[:10] for c in found.untestable)}")
+    return cli.EXIT_OK
+
+
+HELP_ORDER = ("Commits are drawn in git's topological order of this repository (git log --topo-order), not "
+              "by report date; a series is one benchmark on one platform (the CPU model and its cores, or "
+              "the GPU), never a host name")
+
+
 def main(argv):
-    p = cli.Parser(prog="history", description=(
-        "A store of suite reports over commits and machines (JSON lines, append-only, idempotent, "
-        "safe for concurrent appends), charts per benchmark over commits with the step changes marked, "
-        "and a one-file HTML dashboard."))
+    p = cli.Parser(prog="history", formatter_class=argparse.RawDescriptionHelpFormatter, description=(
+        "Benchmark results over commits: a store of suite reports (results/history/store.jsonl, JSON lines, "
+        "append-only), where a benchmark got slower or faster beyond its noise, on which commits, and a "
+        "dashboard people read.\n\n"
+        "A step is a change of a benchmark's median beyond --threshold that a one-sided Mann-Whitney U test "
+        "on the timed passes finds significant (p < --alpha) against the last earlier quiet point of the "
+        "same benchmark on the same platform. Reports made on a busy machine (the suite records the "
+        "runnable processes around each run) are drawn but are never a base or a verdict unless "
+        "--include-busy; peers (PyTorch) are drawn and never get a verdict.\n\n" + HELP_ORDER + "."))
     sub = p.add_subparsers(dest="command", required=True, parser_class=cli.Parser)
-    a = sub.add_parser("add", help="append reports (files or folders) to the store")
+
+    a = sub.add_parser("add", help="put suite reports (files, or folders searched for them) into the store",
+                       description="Validates each report (load.read_report, an ISO date, finite positive "
+                       "times) and appends one line per report not yet in the store (by content hash), under "
+                       "a lock and all or nothing.")
     a.add_argument("reports", nargs="+", metavar="REPORT|FOLDER")
+    a.add_argument("--label", metavar="NAME",
+                   help="a name added to the platform, only to tell apart two machines of the same hardware "
+                        "(CI runners, say: `--label ci`); by default the hardware alone names the machine")
     a.add_argument("--machine", metavar="NAME",
-                   help="the machine of these reports (default: their folder under results/, else the host)")
+                   help="where the report was kept, shown in the store line (default: its folder under "
+                        "results/, else its host); not part of the series' identity")
     a.set_defaults(func=cmd_add)
-    for name, func, help_out in (("plot", cmd_plot, "folder of the PNG files"),
-                                 ("html", cmd_html, "the HTML file to write")):
-        s = sub.add_parser(name, help=f"{name} the history")
-        s.add_argument("--out", required=True, metavar="DIR" if name == "plot" else "FILE", help=help_out)
-        s.add_argument("--threshold", default="10%", metavar="PCT",
-                       help="a step change is beyond this and beyond the noise (default: 10%%)")
-        s.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
-                       help="significance level of the step test (default: %(default)s)")
-        if name == "html":
+
+    probe_help = {
+        "--workdir": "the git worktree (WORKDIR/src) and build tree (WORKDIR/build) used, re-used from run to "
+                     "run (default: build/history-backfill)",
+        "--build-cmd": "shell command that builds the commit checked out in {src} (placeholders: {src} {build} "
+                       "{commit}); default: CMake with the CPU backends only, target suite, ccache where "
+                       "installed",
+        "--run-cmd": "shell command that runs the benchmarks and writes a suite report to {out} (placeholders: "
+                     "{src} {build} {out} {backends} {images} {threads} {repeat}); default: the built suite",
+    }
+
+    def probe_options(s, backends_default=True):
+        s.add_argument("--repo", metavar="DIR", help="the repository (default: the one these scripts are in)")
+        s.add_argument("--workdir", default=str(load.REPO_ROOT / "build" / "history-backfill"), metavar="DIR",
+                       help=probe_help["--workdir"])
+        s.add_argument("--build-cmd", metavar="CMD", help=probe_help["--build-cmd"])
+        s.add_argument("--run-cmd", metavar="CMD", help=probe_help["--run-cmd"])
+        s.add_argument("--images", default="1200", metavar="N", help="image count of the runs (default: 1200)")
+        s.add_argument("--threads", type=int, default=2, metavar="T", help="threads of the runs (default: 2)")
+        s.add_argument("--repeat", type=int, default=10, metavar="N",
+                       help="timed passes per run (default: 10; the step test needs 5 a side)")
+        s.add_argument("--quiet-wait", type=float, default=60.0, metavar="S",
+                       help="wait up to S seconds for no other runnable process before each run "
+                            "(default: 60); a run made on a busy machine anyway is recorded as such")
+
+    from .backfill import DEFAULT_SET
+    b = sub.add_parser("backfill", formatter_class=argparse.RawDescriptionHelpFormatter,
+                       help="build and run past commits in a separate worktree and store their reports",
+                       description="Fills the store with the history: each commit is checked out in a git "
+                       "worktree under build/ (never your checkout), built incrementally (one re-used build "
+                       "tree, ccache), and runs the benchmark set on the variants that exist at that commit "
+                       "(`suite --list`). A commit that does not build, run or validate is stored as such. "
+                       "Commits already in the store for this machine are skipped, so an interrupted "
+                       "backfill resumes where it stopped.\n\nexamples:\n"
+                       "  scripts/history backfill HEAD~40..HEAD\n"
+                       "  scripts/history backfill $(git rev-list --max-parents=0 HEAD)..HEAD --every 4\n"
+                       "  scripts/history backfill 395da1d 62bff42 --backends serial:winograd")
+    b.add_argument("commits", nargs="+", metavar="RANGE|COMMIT",
+                   help="A..B (the commits after A up to B, as git reads it) or single commits")
+    b.add_argument("--every", type=int, default=1, metavar="N",
+                   help="every N-th commit of the list, counted from the newest (default: every one)")
+    b.add_argument("--first-parent", action="store_true",
+                   help="follow only the first parent of merges (one point per merged branch)")
+    b.add_argument("--backends", default=",".join(DEFAULT_SET), metavar="LIST",
+                   help=f"the benchmark set, as suite --backend takes it (default: {','.join(DEFAULT_SET)})")
+    b.add_argument("--label", metavar="NAME", help="as for add")
+    b.add_argument("--again", action="store_true", help="run commits the store already has, too")
+    b.add_argument("--remove-worktree", action="store_true", help="remove the worktree at the end")
+    probe_options(b)
+    b.set_defaults(func=cmd_backfill)
+
+    c = sub.add_parser("bisect", help="find the commit where one benchmark stepped, building only what is needed",
+                       description="Binary search over git's topological order from GOOD to BAD: each probe "
+                       "checks a commit out in the worktree, builds it and runs the one benchmark; a probe "
+                       "nearer BAD's time than GOOD's is bad. Prints the first bad commit, its subject and "
+                       "the size of the step. GOOD and BAD must differ beyond --threshold and the noise.")
+    c.add_argument("benchmark", metavar="BENCHMARK",
+                   help="backend:variant/images:N/threads:T, as the dashboard names it (GPU runs: no threads)")
+    c.add_argument("good", metavar="GOOD", help="a commit before the step")
+    c.add_argument("bad", metavar="BAD", help="a commit after it (GOOD must be its ancestor)")
+    probe_options(c)
+    c.set_defaults(func=cmd_bisect)
+
+    for name, func, what in (("plot", cmd_plot, "the charts as PNG files: one per platform x backend x image "
+                              "count, its variants as lines, and one overview per platform"),
+                             ("html", cmd_html, "the dashboard: a summary (regressions with their commit "
+                              "ranges, latest against previous per machine) above one chart per platform x "
+                              "backend x image count, filters for machine and backend; one file, no network")):
+        short = {"plot": "draw the history as PNG charts (a chart per machine x backend x image count)",
+                 "html": "write the dashboard: regressions with their commit ranges, then the charts"}[name]
+        s = sub.add_parser(name, help=short, description=what)
+        if name == "plot":
+            s.add_argument("--out", required=True, metavar="DIR", help="folder of the PNG files")
+        else:
+            s.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
             s.add_argument("--screenshot", metavar="PNG",
                            help="also a PNG of the page as headless chromium renders it")
+            s.add_argument("--window", default="1400,2400", metavar="W,H",
+                           help="the screenshot's window size (default: 1400,2400)")
+        s.add_argument("--include-busy", action="store_true",
+                       help="let reports made on a busy machine be bases and verdicts of steps")
+        s.add_argument("--repo", metavar="DIR",
+                       help="the repository whose commit order is used (default: the one these scripts are in)")
         s.set_defaults(func=func)
+    for s in (sub.choices["plot"], sub.choices["html"], c):
+        s.add_argument("--threshold", default="10%", metavar="PCT",
+                       help="a step is a change beyond this (default: 10%%) and beyond the noise")
+        s.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
+                       help="significance level of the step test (default: %(default)s)")
     for s in sub.choices.values():
         s.add_argument("--store", default=str(DEFAULT_STORE), metavar="PATH",
                        help="the store, JSON lines (default: results/history/store.jsonl)")
     args = p.parse_args(argv)
     if hasattr(args, "threshold"):
         args.threshold = parse_threshold(args.threshold)
+    for key in ("every", "repeat", "threads"):
+        if getattr(args, key, 1) < 1:
+            p.error(f"--{key} must be at least 1")
     return args.func(args)
+
+
+def quote(cmd):
+    return shlex.quote(cmd)

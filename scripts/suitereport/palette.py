@@ -32,11 +32,29 @@ def register(runs):
         _assign(backend, variants[backend], i)
 
 
+# The suite's own backend order (cmake/SuiteBackends.cmake), peers last: the history's colours follow it,
+# so a store gives every backend:variant the same colour on the dashboard and in the PNG charts.
+SUITE_ORDER = ("serial", "openmp", "stdpar", "openacc", "omptarget", "kokkos", "cuda", "cudnn", "onednn", "pytorch")
+
+
+def register_series(series_list):
+    """Colours for the history's series (history.Series): backends in SUITE_ORDER (others after, by
+    name), each backend's variants by name; the same store, the same colours in every view."""
+    variants = {}
+    for s in series_list:
+        variants.setdefault(s.backend, set()).add(s.variant)
+    _styles.clear()
+    rank = {b: i for i, b in enumerate(SUITE_ORDER)}
+    for i, backend in enumerate(sorted(variants, key=lambda b: (rank.get(b, len(rank)), b))):
+        _assign(backend, sorted(variants[backend]), i)
+
+
 def _assign(backend, variant_names, family_index):
     hue = to_rgb(FAMILIES[family_index % len(FAMILIES)])
     k = len(variant_names)
     for j, v in enumerate(variant_names):
-        t = 0.0 if k == 1 else -0.35 + 0.9 * j / (k - 1)  # below 0: toward black, above: toward white
+        # below 0: toward black, above: toward white (at most a third, or a light shade is lost on white)
+        t = 0.0 if k == 1 else -0.45 + 0.8 * j / (k - 1)
         rgb = [c * (1 + t) if t < 0 else c + (1 - c) * t for c in hue]
         _styles[f"{backend}:{v}"] = {"color": to_hex(rgb), "marker": MARKERS[family_index % len(MARKERS)]}
 

@@ -1,0 +1,188 @@
+"""Tests of `history backfill` and `history bisect` on a throw-away git repository whose "benchmark" is a
+small Python script writing a suite-format report (the build and run commands are pluggable, so no C++
+is built), and of what the history concludes: git order, busy machines, peers, renamed variants."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS))
+
+from suitereport import git_order, history  # noqa: E402
+from test_history import store_line, write_store  # noqa: E402
+from tools_inprocess import run_tool  # noqa: E402
+
+BENCH = '''import json, sys, pathlib
+here = pathlib.Path(__file__).parent
+factor = float((here / "factor.txt").read_text())
+ms = 10.0 * factor
+samples = [ms * (1 + 0.005 * k) for k in (-3, -2, -1, 0, 1, 2, 3, 0.5)]
+report = {"schema_version": 1,
+          "meta": {"date_utc": "2026-11-24T00:00:00Z", "git_commit": "unknown", "cpu_model": "Test CPU",
+                   "logical_cores": 4, "host": "t"},
+          "runs": [{"backend": "serial", "variant": "opt", "images": 1200, "threads": 1, "device": "CPU",
+                    "forward_ms": {"median": ms, "samples": samples}, "validation": {"passed": True},
+                    "machine_load": {"other_runnable_start": 0, "other_runnable_end": 0}}]}
+pathlib.Path(sys.argv[1]).write_text(json.dumps(report))
+'''
+SLOW_AT = 7  # the commit (1-based) that makes the benchmark 1.5x slower
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """12 commits; the 7th makes the benchmark 1.5x slower, the 4th breaks the build (BROKEN), the 5th
+    mends it."""
+    r = tmp_path_factory.mktemp("repo")
+    git(r, "init", "-q", "-b", "main")
+    git(r, "config", "user.email", "t@example.com")
+    git(r, "config", "user.name", "t")
+    (r / "bench.py").write_text(BENCH)
+    commits = []
+    for i in range(1, 13):
+        (r / "factor.txt").write_text("1.5" if i >= SLOW_AT else "1.0")
+        (r / "notes.txt").write_text(f"step {i}\n")
+        if i == 4:
+            (r / "BROKEN").write_text("")
+        elif (r / "BROKEN").exists():
+            (r / "BROKEN").unlink()
+        git(r, "add", "-A")
+        subject = "make it slower by half" if i == SLOW_AT else f"change {i}"
+        git(r, "commit", "-q", "-m", subject)
+        commits.append(git(r, "rev-parse", "HEAD"))
+    return r, commits
+
+
+def probe_args(tmp, repo_dir):
+    return ["--repo", repo_dir, "--workdir", tmp / "work", "--build-cmd", "test ! -e {src}/BROKEN",
+            "--run-cmd", "python3 {src}/bench.py {out}", "--quiet-wait", "0"]
+
+
+def test_bisect_names_the_commit_that_made_the_benchmark_slower(repo, tmp_path):
+    r, commits = repo
+    res = run_tool("history", "bisect", "serial:opt/images:1200/threads:1", commits[0], commits[-1],
+                   *probe_args(tmp_path, r))
+    assert res.returncode == 0, res.stderr
+    assert f"first slower commit: {commits[SLOW_AT - 1]} make it slower by half" in res.stdout
+    assert "step: 1.500x (+50.0 %)" in res.stdout
+    probes = res.stdout.count("\nprobe ") + res.stdout.startswith("probe ")
+    assert probes <= 6, res.stdout  # 2 ends + log2(11) probes (+1 for the broken commit), not 12 builds
+    # GOOD and BAD without a step between them: one line, exit 2
+    res = run_tool("history", "bisect", "serial:opt/images:1200/threads:1", commits[0], commits[2],
+                   *probe_args(tmp_path, r))
+    assert res.returncode == 2 and "no step" in res.stderr
+
+
+def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(repo, tmp_path):
+    r, commits = repo
+    store = tmp_path / "store.jsonl"
+    res = run_tool("history", "backfill", f"{commits[0]}..{commits[-1]}", "--store", store,
+                   "--backends", "serial:opt", *probe_args(tmp_path, r))
+    assert res.returncode == 0, res.stderr
+    assert "backfill: 1 build_failed, 10 ok" in res.stdout  # A..B: the 11 commits after A
+    entries = history.read_store(store)
+    by_commit = {e["git_commit"]: e for e in entries}
+    assert set(by_commit) == set(commits[1:])
+    broken = by_commit[commits[3]]
+    assert broken["status"] == "build_failed" and broken["runs"] == [] and broken["git_subject"] == "change 4"
+    slow = by_commit[commits[SLOW_AT - 1]]
+    assert slow["git_subject"] == "make it slower by half" and slow["git_order"] == SLOW_AT
+    assert slow["runs"][0]["median_ms"] == pytest.approx(15.0) and "machine_load" in slow["backfill"]
+    # resumed: nothing is built twice; --every 3 picks from the newest
+    res = run_tool("history", "backfill", f"{commits[0]}..{commits[-1]}", "--store", store, "--every", "3",
+                   "--backends", "serial:opt", *probe_args(tmp_path, r))
+    assert res.returncode == 0 and "backfill: 4 skipped" in res.stdout, res.stdout
+    # the history sees the step where it is, lists the failure, and orders by git
+    a = history.analyse(history.read_store(store), repo=r)
+    assert a.order == commits[1:]
+    (step,) = a.steps
+    assert step.point.commit == commits[SLOW_AT - 1] and step.direction == "slower"
+    assert step.ratio == pytest.approx(1.5) and step.confidence > 0.99
+    assert [c for c, _ in step.range] == [commits[SLOW_AT - 1]]
+    assert [(c, st) for c, _, st, _ in a.failures] == [(commits[3], "build_failed")]
+
+
+def test_commits_are_in_git_order_not_report_order(repo):
+    r, commits = repo
+    # reports of old commits made last (a backfill) come first all the same
+    entries = [store_line(c, f"2026-12-{28 - i:02d}T00:00:00Z") for i, c in enumerate(commits)]
+    order, subjects = git_order.order(entries, r)
+    assert order == commits and subjects[commits[SLOW_AT - 1]] == "make it slower by half"
+    # commits git does not know keep their place by date
+    stranger = store_line("f" * 40, "2026-12-20T00:00:00Z")
+    order, _ = git_order.order(entries + [stranger], r)
+    assert order[-1] == "f" * 40
+
+
+def three(busy_middle=False, busy_last=False, backend="serial", factors=(1.0, 1.3, 1.3)):
+    return [store_line(c, f"2026-11-0{i + 1}T00:00:00Z", backend=backend, ms=10 * f, busy=b)
+            for i, (c, f, b) in enumerate(zip(("a" * 40, "b" * 40, "c" * 40), factors,
+                                             (False, busy_middle, busy_last)))]
+
+
+def steps_of(entries, include_busy=False):
+    s = history.series(entries, order=["a" * 40, "b" * 40, "c" * 40], include_busy=include_busy)
+    return [(p.commit[0], p.step) for x in s for p in x.points if p.step]
+
+
+def test_a_report_made_under_load_is_drawn_but_no_verdict():
+    assert steps_of(three()) == [("b", "slower")]
+    # the step lands on the busy commit: it is drawn (a point) but the verdict waits for the next quiet one
+    entries = three(busy_middle=True)
+    (s,) = history.series(entries, order=["a" * 40, "b" * 40, "c" * 40])
+    assert [p.busy for p in s.points] == [False, True, False]
+    assert steps_of(entries) == [("c", "slower")]
+    assert s.points[2].base == "a" * 40  # the base is the last quiet point, not the busy one
+    # busy at the end: no verdict at all, unless asked
+    entries = three(busy_middle=True, busy_last=True)
+    assert steps_of(entries) == []
+    assert steps_of(entries, include_busy=True) == [("b", "slower")]
+    # a quiet report of the same commit outweighs a busy one
+    entries = three() + [store_line("b" * 40, "2026-11-02T01:00:00Z", ms=13.0, busy=True, id="b2")]
+    (s,) = history.series(entries, order=["a" * 40, "b" * 40, "c" * 40])
+    assert not s.points[1].busy and s.points[1].reports == 1
+
+
+def test_peers_never_get_a_verdict():
+    assert steps_of(three(backend="pytorch", factors=(1.0, 2.0, 2.0))) == []
+
+
+def test_renamed_variants_and_gpu_series_are_one_series():
+    # openmp:batch is openmp:image_parallel today (backends/openmp/manifest.json)
+    entries = [store_line("a" * 40, "2026-11-01T00:00:00Z", backend="openmp", variant="batch", threads=2),
+               store_line("b" * 40, "2026-11-02T00:00:00Z", backend="openmp", variant="image_parallel", threads=2)]
+    (s,) = history.series(entries, order=["a" * 40, "b" * 40])
+    assert s.benchmark == "openmp:image_parallel/images:1200/threads:2" and len(s.points) == 2
+    # a GPU run's series is named by its GPU and has no threads (Kokkos' launch width is no setting)
+    entries = [store_line(c, d, backend="kokkos", variant="winograd", threads=270336, on_gpu=True, gpu="NVIDIA H200",
+                          cpu=cpu, cores=cores)
+               for c, d, cpu, cores in (("a" * 40, "2026-11-01T00:00:00Z", "Intel Xeon", 16),
+                                        ("b" * 40, "2026-11-02T00:00:00Z", "AMD EPYC", 2))]
+    (s,) = history.series(entries, order=["a" * 40, "b" * 40])
+    assert s.benchmark == "kokkos:winograd/images:1200" and s.machine == "NVIDIA H200" and len(s.points) == 2
+    # old lines without a core count take it from the lines of the same CPU model
+    entries = [store_line("a" * 40, "2026-11-01T00:00:00Z", cores=0), store_line("b" * 40, "2026-11-02T00:00:00Z")]
+    (s,) = history.series(entries, order=["a" * 40, "b" * 40])
+    assert s.machine == "AMD EPYC, 2 cores" and len(s.points) == 2
+
+
+def test_busy_steps_are_candidates_on_the_page_never_regressions(tmp_path):
+    entries = three(busy_middle=True, busy_last=True) + three(backend="pytorch", factors=(1.0, 2.0, 2.0))
+    a = history.analyse(entries)
+    assert a.steps == [] and [(st.series.backend, st.point.commit[0]) for st in a.busy_steps] == [("serial", "b")]
+    store = write_store(tmp_path / "store.jsonl", entries)
+    out = tmp_path / "d.html"
+    assert run_tool("history", "html", "--store", store, "--out", out).returncode == 0
+    from test_history import dump_dom
+    dom = dump_dom(out.as_uri())
+    regressions = dom.split('id="regressions"')[1].split("</div>")[0]
+    candidates = dom.split('id="candidates"')[1].split("</div>")[0]
+    assert "No regression found" in regressions and "step-row" not in regressions
+    assert candidates.count('class="step-row slower"') == 1 and "pytorch" not in candidates
