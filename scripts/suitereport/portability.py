@@ -4,7 +4,7 @@ hardware (identity.py), like for like.
   PP(a, p, H) = |H| / sum over i in H of 1 / e_i(a, p)   if model a is supported on every i in H
               = 0                                          otherwise
 A model is a backend (`openmp`, `kokkos`, `pytorch`); its entry on a platform is its best validated run
-there with the platform's full resources: on a CPU every logical core (a 1-thread run is no CPU entry), on
+there, of the commit it was measured with last, with the platform's full resources: on a CPU every logical core (a 1-thread run is no CPU entry), on
 a GPU the GPU. An offload model that fell back to the host is on no platform. H is every platform in the
 data unless the user names some. Beside the strict PP (0 where a model is missing on any platform) the
 verdict gives "supported on k of N", the PP over the supported subset, and the PP over the CPU-only and
@@ -17,13 +17,11 @@ Two efficiencies, at one image count:
                  products per useful one); runs whose report predates `arithmetic` have none.
 Peaks, measured and kept beside the reports: gpu_peak.json (benchmarks/gpu_peak.cu: FP32 FMA, TF32 and
 FP16 tensor) for the GPU it names; fma_peak.json (benchmarks/fma_peak, all threads) for the CPU platform
-of the suite reports in its folder; a report meta's `peak_gflops` (FP32 FMA) for that report's platforms;
-peak.txt (FP32 FMA, older results) for its folder's GPU platform.
+of the suite reports in its folder; else a report meta's `peak_gflops` (FP32 FMA) for its platforms.
 """
 
 import json
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -124,35 +122,30 @@ def why_not_entry(run):
 
 
 def _peaks(runs):
-    """{platform id: {unit: (GFLOP/s, source)}} from the peak files beside the runs' reports and from the
-    reports' meta.peak_gflops."""
+    """{platform id: {unit: (GFLOP/s, source)}}: the measured peak files beside the runs' reports first
+    (the newest report folder's wins), then the reports' meta.peak_gflops."""
     peaks = {}
 
     def put(pid, unit, value, source):
-        if value and value > 0 and math.isfinite(value):
+        if isinstance(value, (int, float)) and value > 0 and math.isfinite(value):
             peaks.setdefault(pid, {}).setdefault(unit, (float(value), source))
 
-    for r in runs:
-        if r.meta_peak_gflops:
-            put(r.platform.id, "fp32_fma", r.meta_peak_gflops, f"{r.source}: meta.peak_gflops")
     folders = {}
-    for r in runs:
+    for r in sorted(runs, key=lambda r: r.date, reverse=True):
         folders.setdefault(Path(r.source).parent, []).append(r)
     for folder, rs in folders.items():
         cpu_ids = sorted({r.machine.cpu.id for r in rs})
-        gpu_ids = sorted({r.platform.id for r in rs if r.platform.kind == "gpu"})
         gpu_peak = _read_json(folder / "gpu_peak.json")
         if isinstance(gpu_peak, dict) and isinstance(gpu_peak.get("peaks_gflop_per_s"), dict):
             pid = identity.gpu_platform(str(gpu_peak.get("gpu_name", ""))).id
             for unit, v in gpu_peak["peaks_gflop_per_s"].items():
-                if isinstance(v, (int, float)):
-                    put(pid, unit, v, f"{folder / 'gpu_peak.json'} (benchmarks/gpu_peak)")
+                put(pid, unit, v, f"{folder / 'gpu_peak.json'} (benchmarks/gpu_peak)")
         fma = _fma_peak(folder / "fma_peak.json")
         if fma and len(cpu_ids) == 1:
             put(cpu_ids[0], "fp32_fma", fma[0], f"{folder / 'fma_peak.json'} ({fma[1]})")
-        legacy = _peak_txt(folder / "peak.txt")
-        if legacy and len(gpu_ids) == 1:
-            put(gpu_ids[0], "fp32_fma", legacy, f"{folder / 'peak.txt'}")
+    for r in runs:
+        if r.meta_peak_gflops:
+            put(r.platform.id, "fp32_fma", r.meta_peak_gflops, f"{r.source}: meta.peak_gflops")
     return peaks
 
 
@@ -179,19 +172,6 @@ def _fma_peak(path):
         return float(by["median"]), f"all threads, median of repetitions{cv}"
     if None in by:
         return float(by[None]), "all threads, one repetition"
-    return None
-
-
-def _peak_txt(path):
-    try:
-        if not path.is_file() or path.stat().st_size > 65536:
-            return None
-        for line in path.read_text(encoding="utf-8").splitlines():
-            m = re.match(r"\s*([0-9.]+(?:[eE][0-9]+)?)\s*$", line)
-            if m:
-                return float(m.group(1))
-    except (OSError, ValueError):
-        pass
     return None
 
 
@@ -232,7 +212,7 @@ def verdict(runs, images=None, platform_ids=None):
     entries = {}
     for p in order:
         best = {}
-        for r in p.runs:
+        for r in newest_code(p.runs):
             if r.backend not in best or r.forward_ms < best[r.backend].forward_ms:
                 best[r.backend] = r
         fastest = min(r.forward_ms for r in best.values())
@@ -248,6 +228,16 @@ def verdict(runs, images=None, platform_ids=None):
     v = Verdict(images, order, models, entries, left_out)
     v.models.sort(key=lambda m: (-v.pp(m), -(v.pp_supported(m) or 0), -len(v.supported(m)), m))
     return v
+
+
+def newest_code(runs):
+    """Of each model's runs, those of the commit it was measured with last (by report date): an older
+    measurement of older code is superseded, not mixed in."""
+    newest = {}
+    for r in runs:
+        if r.backend not in newest or r.date > newest[r.backend].date:
+            newest[r.backend] = r
+    return [r for r in runs if r.git_commit == newest[r.backend].git_commit]
 
 
 def to_json(v):
