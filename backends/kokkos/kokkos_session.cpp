@@ -32,8 +32,24 @@ std::string bad_environment() {
   return {};
 }
 
+// The report's device: the space, and once Kokkos runs, what it runs on ("Kokkos::OpenMP, 2 threads",
+// "Kokkos::Cuda, NVIDIA H200"). Before (suite --list) the thread count is not known yet.
+std::string device_name() {
+  std::string device = "Kokkos::" + space_name();
+  if (!Kokkos::is_initialized()) return device;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, Kokkos::Cuda().cuda_device()) == cudaSuccess) device += std::string(", ") + p.name;
+    return device;
+  }
+#endif
+  const int threads = Space().concurrency();
+  return device + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
 Availability availability() {
-  const std::string space = "Kokkos::" + space_name();
+  const std::string space = device_name();
   if (const std::string why = bad_environment(); !why.empty()) return {false, why, space};
 #if defined(KOKKOS_ENABLE_CUDA)
   // Kokkos::initialize aborts the process without a GPU; say so before anyone calls it.
@@ -91,9 +107,18 @@ double KokkosSession::download(float* probs) {
 bool KokkosSession::on_device() const { return !kHostSpace; }
 
 std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() const {
-  return {{"kokkos_execution_space", space_name()},
-          {"kokkos_version", std::to_string(KOKKOS_VERSION)},
-          {"kokkos_concurrency", std::to_string(Space().concurrency())}};
+  std::vector<std::pair<std::string, std::string>> info{{"kokkos_execution_space", space_name()},
+                                                        {"kokkos_version", std::to_string(KOKKOS_VERSION)},
+                                                        {"kokkos_concurrency", std::to_string(Space().concurrency())}};
+#ifdef KOKKOS_ENABLE_CUDA
+  // The GPU the run used, named as the cuda backend names it: the report tools place GPU runs by it.
+  cudaDeviceProp prop{};
+  if (cudaGetDeviceProperties(&prop, Kokkos::Cuda().cuda_device()) == cudaSuccess) {
+    info.emplace_back("gpu_name", prop.name);
+    info.emplace_back("gpu_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
+  }
+#endif
+  return info;
 }
 
 }  // namespace cnn::kokkos
