@@ -468,6 +468,22 @@ TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "ACTIVE");
 }
 
+// OpenMP threads are bound as Kokkos::OpenMP recommends unless the user chose a binding (suite/main.cpp), and
+// the report says which binding ran.
+TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet",
+                                         "--output", (dir / "r.json").string()};
+  ASSERT_EQ(run_suite(args).exit_code, 0);
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "spread");
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
+  Launch unbound;
+  unbound.env = {"OMP_PROC_BIND=false"};
+  ASSERT_EQ(run_suite(args, unbound).exit_code, 0);
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "false");
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
+}
+
 }  // namespace
 }  // namespace cnn::test
 
