@@ -7,6 +7,7 @@
 #                                                           variants themselves (common/registry.hpp)
 #   suite_skip_backend(<name> <reason>)                     toolchain missing: fails if WITH_<NAME>=ON,
 #                                                           else `suite --list` says why
+# and may set the global property SUITE_NOTE_<name>, which the configure summary shows after "built".
 # suite_generate_registry() then writes registry_generated.cpp: every known backend in order, and why one
 # was not built.
 
@@ -137,7 +138,12 @@ function(suite_print_backend_summary)
   get_property(built GLOBAL PROPERTY SUITE_BUILT_BACKENDS)
   foreach(name IN LISTS known)
     if(name IN_LIST built)
-      message(STATUS "backend ${name}: built")
+      get_property(note GLOBAL PROPERTY SUITE_NOTE_${name})  # e.g. what it was built against
+      if(note)
+        message(STATUS "backend ${name}: built (${note})")
+      else()
+        message(STATUS "backend ${name}: built")
+      endif()
     else()
       get_property(reason GLOBAL PROPERTY SUITE_REASON_${name})
       message(STATUS "backend ${name}: ${reason}")

@@ -115,6 +115,10 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["command_line"] = meta.command_line;
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");  // suite/main.cpp defaults it to PASSIVE
   m["openmp_wait_policy"] = wait_policy ? wait_policy : "";
+  const char* proc_bind = std::getenv("OMP_PROC_BIND");  // suite/main.cpp defaults it to spread
+  m["openmp_proc_bind"] = proc_bind ? proc_bind : "";
+  const char* places = std::getenv("OMP_PLACES");  // and this to threads
+  m["openmp_places"] = places ? places : "";
   m["date_utc"] = utc_now_iso8601();
   m["data"] = meta.data_sources;
   m["weights"] = meta.weights;

@@ -32,8 +32,24 @@ std::string bad_environment() {
   return {};
 }
 
+// The report's device: the space, and once Kokkos runs, what it runs on ("Kokkos::OpenMP, 2 threads",
+// "Kokkos::Cuda, NVIDIA H200"). Before (suite --list) the thread count is not known yet.
+std::string device_name() {
+  std::string device = "Kokkos::" + space_name();
+  if (!Kokkos::is_initialized()) return device;
+#if defined(KOKKOS_ENABLE_CUDA)
+  if constexpr (std::is_same_v<Space, Kokkos::Cuda>) {
+    cudaDeviceProp p{};
+    if (cudaGetDeviceProperties(&p, Kokkos::Cuda().cuda_device()) == cudaSuccess) device += std::string(", ") + p.name;
+    return device;
+  }
+#endif
+  const int threads = Space().concurrency();
+  return device + ", " + std::to_string(threads) + (threads == 1 ? " thread" : " threads");
+}
+
 Availability availability() {
-  const std::string space = "Kokkos::" + space_name();
+  const std::string space = device_name();
   if (const std::string why = bad_environment(); !why.empty()) return {false, why, space};
 #if defined(KOKKOS_ENABLE_CUDA)
   // Kokkos::initialize aborts the process without a GPU; say so before anyone calls it.
