@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -483,6 +484,28 @@ TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
   ASSERT_EQ(run_suite(args, unbound).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "false");
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
+}
+
+// Bound OpenMP (the default above) must not shrink the TBB pool: libgomp binds the thread that starts it to
+// one core and TBB's workers inherit that mask. On the 16-core Xeon stdpar ran on one core, 12x slower.
+TEST(Cli, StdparKeepsEveryCoreUnderBoundOpenMp) {
+  const auto built = [](const std::string& name) {
+    for (const auto& e : all_backends())
+      if (e.name == name) return bool(e.make);
+    return false;
+  };
+  if (!built("stdpar") || !built("openmp")) GTEST_SKIP() << "stdpar or openmp not built";
+  const int cores = int(std::thread::hardware_concurrency());
+  if (cores < 2) GTEST_SKIP() << "one core: nothing to lose";
+  TempDir dir;
+  Launch bound;
+  bound.env = {"OMP_PROC_BIND=spread", "OMP_PLACES=threads"};
+  ASSERT_EQ(run_suite({"--backend", "openmp:winograd,stdpar:image_blocks", "--images", "16", "--quiet",
+                       "--output", (dir / "r.json").string()}, bound).exit_code, 0);
+  const json r = read_json(dir / "r.json");
+  ASSERT_EQ(r["meta"]["openmp_proc_bind"], "spread");
+  EXPECT_EQ(r["runs"][1]["threads"].get<int>(), cores);
+  EXPECT_NE(r["runs"][1]["device"].get<std::string>().find(std::to_string(cores) + " cores"), std::string::npos);
 }
 
 }  // namespace

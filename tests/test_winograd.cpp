@@ -16,34 +16,34 @@ double value(int seed) { return std::sin(1.7 * seed + 0.3 * seed * seed); }
 
 TEST(Winograd, OneDimensionalIdentityIsCorrelation) {
   for (int trial = 0; trial < 20; ++trial) {
-    double g[kTaps], d[kIn], gg[kIn], dd[kIn];
-    for (int k = 0; k < kTaps; ++k) g[k] = value(100 * trial + k);
+    double g[kKernel], d[kIn], gg[kIn], dd[kIn];
+    for (int k = 0; k < kKernel; ++k) g[k] = value(100 * trial + k);
     for (int i = 0; i < kIn; ++i) d[i] = value(100 * trial + 50 + i);
     for (int j = 0; j < kIn; ++j) {
       gg[j] = dd[j] = 0;
-      for (int k = 0; k < kTaps; ++k) gg[j] += kG[j][k] * g[k];
+      for (int k = 0; k < kKernel; ++k) gg[j] += kG[j][k] * g[k];
       for (int i = 0; i < kIn; ++i) dd[j] += kBT[j][i] * d[i];
     }
     for (int i = 0; i < kOut; ++i) {
       double y = 0, direct = 0;
       for (int j = 0; j < kIn; ++j) y += kAT[i][j] * gg[j] * dd[j];
-      for (int k = 0; k < kTaps; ++k) direct += g[k] * d[i + k];
+      for (int k = 0; k < kKernel; ++k) direct += g[k] * d[i + k];
       EXPECT_NEAR(y, direct, 1e-12) << "trial " << trial << " output " << i;
     }
   }
 }
 
 TEST(Winograd, TwoDimensionalTileIsTheConvolution) {
-  double g[kTaps][kTaps], d[kIn][kIn];
-  for (int a = 0; a < kTaps; ++a)
-    for (int b = 0; b < kTaps; ++b) g[a][b] = value(a * kTaps + b);
+  double g[kKernel][kKernel], d[kIn][kIn];
+  for (int a = 0; a < kKernel; ++a)
+    for (int b = 0; b < kKernel; ++b) g[a][b] = value(a * kKernel + b);
   for (int i = 0; i < kIn; ++i)
     for (int j = 0; j < kIn; ++j) d[i][j] = value(1000 + i * kIn + j);
   double u[kIn][kIn] = {}, v[kIn][kIn] = {};  // G g GT, BT d B
   for (int k = 0; k < kIn; ++k)
     for (int l = 0; l < kIn; ++l) {
-      for (int a = 0; a < kTaps; ++a)
-        for (int b = 0; b < kTaps; ++b) u[k][l] += kG[k][a] * g[a][b] * kG[l][b];
+      for (int a = 0; a < kKernel; ++a)
+        for (int b = 0; b < kKernel; ++b) u[k][l] += kG[k][a] * g[a][b] * kG[l][b];
       for (int i = 0; i < kIn; ++i)
         for (int j = 0; j < kIn; ++j) v[k][l] += kBT[k][i] * d[i][j] * kBT[l][j];
     }
@@ -52,8 +52,8 @@ TEST(Winograd, TwoDimensionalTileIsTheConvolution) {
       double wino = 0, direct = 0;
       for (int k = 0; k < kIn; ++k)
         for (int l = 0; l < kIn; ++l) wino += kAT[y][k] * u[k][l] * v[k][l] * kAT[x][l];
-      for (int a = 0; a < kTaps; ++a)
-        for (int b = 0; b < kTaps; ++b) direct += g[a][b] * d[y + a][x + b];
+      for (int a = 0; a < kKernel; ++a)
+        for (int b = 0; b < kKernel; ++b) direct += g[a][b] * d[y + a][x + b];
       EXPECT_NEAR(wino, direct, 1e-11) << "output (" << y << ", " << x << ")";
     }
 }

@@ -17,8 +17,7 @@
 namespace cnn::winograd {
 
 inline constexpr int kOut = 4;    // output tile side
-inline constexpr int kTaps = 5;   // kernel side
-inline constexpr int kIn = 8;     // input tile side: kOut + kTaps - 1
+inline constexpr int kIn = 8;     // input tile side: kOut + kKernel - 1 (kKernel: the spec's kernel side, 5)
 inline constexpr int kElems = 64;  // transformed tile: kIn x kIn
 
 inline constexpr double kAT[kOut][kIn] = {
@@ -28,7 +27,7 @@ inline constexpr double kAT[kOut][kIn] = {
     {0, 1, -1, 8, -8, 0.125, -0.125, 1},
 };
 
-inline constexpr double kG[kIn][kTaps] = {
+inline constexpr double kG[kIn][kKernel] = {
     {-1, 0, 0, 0, 0},
     {-2. / 9, -2. / 9, -2. / 9, -2. / 9, -2. / 9},
     {-2. / 9, 2. / 9, -2. / 9, 2. / 9, -2. / 9},
@@ -66,6 +65,7 @@ constexpr double executed_flop(const ConvSpec& c) {
 }
 inline constexpr double kExecutedFlopPerImage =
     executed_flop(kConv1) + executed_flop(kConv2) + executed_flop(kConv3) + kFc.flops();
+static_assert(kIn == kOut + kKernel - 1 && kKernel == 5);
 static_assert(kConv1.out_side() % kOut == 0 && kConv2.out_side() % kOut == 0 && kConv3.out_side() % kOut == 0);
 
 }  // namespace cnn::winograd

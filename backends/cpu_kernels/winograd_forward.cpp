@@ -57,7 +57,7 @@ template <const ConvSpec& S, int G>
 struct Geometry {
   static constexpr int C = S.in_channels, F = S.filters, OUT = S.out_side(), IN = fast::kPaddedSide<S>;
   static constexpr int TS = OUT / kOut, T = TS * TS, L = G * T, NV = L / 16;
-  static_assert(S.kernel == kTaps && OUT % kOut == 0 && L % 16 == 0, "5x5 kernel, whole tiles, whole vectors");
+  static_assert(S.kernel == kKernel && OUT % kOut == 0 && L % 16 == 0, "5x5 kernel, whole tiles, whole vectors");
   static_assert(kOut * (TS - 1) + kIn <= IN, "every tile's window lies inside the padded plane");
   static_assert(TS == 2 || TS == 4 || TS == 8, "tile rows of 2, 4 or 8 tiles");
 };
@@ -354,12 +354,12 @@ WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
   u.resize(std::size_t(kElems) * C * F);
   for (int f = 0; f < F; ++f)
     for (int c = 0; c < C; ++c) {
-      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps * kTaps;  // [ky][kx]
+      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kKernel * kKernel;  // [ky][kx]
       for (int k = 0; k < kIn; ++k)
         for (int l = 0; l < kIn; ++l) {
           double sum = 0;  // (G g GT)[k][l]
-          for (int a = 0; a < kTaps; ++a)
-            for (int b = 0; b < kTaps; ++b) sum += kG[k][a] * g[a * kTaps + b] * kG[l][b];
+          for (int a = 0; a < kKernel; ++a)
+            for (int b = 0; b < kKernel; ++b) sum += kG[k][a] * g[a * kKernel + b] * kG[l][b];
           u[(std::size_t(k * kIn + l) * C + c) * F + f] = float(sum);
         }
     }

@@ -5,13 +5,14 @@
 
 #include <string>
 
+#include "backends/stdpar/stdpar_support.hpp"
 #include "common/registry.hpp"
 
 namespace cnn::stdpar {
 namespace {
 
 std::string device() {
-  return "CPU, " + std::to_string(tbb::info::default_concurrency()) + " cores (libstdc++ parallel algorithms on oneTBB " +
+  return "CPU, " + std::to_string(all_cores()) + " cores (libstdc++ parallel algorithms on oneTBB " +
          TBB_VERSION_STRING + ")";
 }
 
