@@ -1,19 +1,32 @@
 // suite: the benchmark driver. Everything it does is in runner.cpp; this file only connects it to the
 // generated list of backends.
-#include <cstdlib>
+#include <unistd.h>
 
+#include <cstdlib>
+#include <cstring>
+
+#include "common/errors.hpp"
 #include "common/registry.hpp"
 #include "suite/runner.hpp"
+#include "suite/startup.hpp"
 
 namespace {
 // OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise. libgomp spins by
 // default, which collapses fine-grained OpenMP (openmp:naive: 11 regions per image) when another process
 // holds a core: the spinning thread takes the core from the one doing the work (a 5x slowdown measured on
 // a busy 2-core machine). libgomp reads the variable when it is loaded, before main(): an executable's
-// .preinit_array runs before any shared library's initialisers, so it is set there.
-void default_openmp_waits_to_passive(int, char**, char**) { ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0); }
-[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const set_openmp_waits)(int, char**, char**) =
-    &default_openmp_waits_to_passive;
+// .preinit_array runs before any shared library's initialisers, so it is set there. Thread counts in the
+// environment are checked there for the same reason (suite/startup.hpp).
+void before_libraries(int, char**, char** envp) {
+  char message[512];
+  if (cnn::thread_environment_error(envp, message, sizeof message)) {
+    (void)!::write(STDERR_FILENO, message, std::strlen(message));
+    ::_exit(cnn::kExitUsage);
+  }
+  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
+}
+[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const run_before_libraries)(int, char**, char**) =
+    &before_libraries;
 }  // namespace
 
 int main(int argc, char** argv) {

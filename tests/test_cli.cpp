@@ -496,3 +496,37 @@ TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
 
 }  // namespace
 }  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// Thread counts from the environment obey the limit of --threads: libgomp would start a team of that many
+// at the first parallel region (a team of 100000 crashes inside libgomp), so they are refused before it.
+TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "20", "--quiet",
+                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"OMP_NUM_THREADS=100000", "OMP_NUM_THREADS='100000': more than 4096 threads (the limit of --threads)"},
+      {"OMP_NUM_THREADS=4,5000", "OMP_NUM_THREADS='4,5000': more than 4096 threads"},
+      {"OMP_NUM_THREADS= 30000 ", "OMP_NUM_THREADS=' 30000 ': more than 4096 threads"},
+      {"OMP_NUM_THREADS=abc", "OMP_NUM_THREADS='abc': not a positive thread count or comma-separated list of them"},
+      {"OMP_NUM_THREADS=2,", "OMP_NUM_THREADS='2,': not a positive thread count"},
+      {"OMP_NUM_THREADS_ALL=100000", "OMP_NUM_THREADS_ALL='100000': more than 4096 threads"},
+      {"KOKKOS_NUM_THREADS=100000", "KOKKOS_NUM_THREADS='100000': more than 4096 threads"},
+  };
+  for (const auto& [env, line] : refused) {
+    const CliResult r = run_suite_with_env(args, {env});
+    EXPECT_EQ(r.exit_code, 2) << env << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("suite: error: " + line, 0), 0u) << env << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << env << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r.json")) << env;
+  }
+  for (const std::string env : {"OMP_NUM_THREADS= 2 , 1", "OMP_NUM_THREADS=4096", "KOKKOS_NUM_THREADS=2"}) {
+    const CliResult r = run_suite_with_env(args, {env});
+    EXPECT_EQ(r.exit_code, 0) << env << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace cnn::test
