@@ -425,6 +425,25 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
       << slurp(dir / "stderr");
 }
 
+TEST(NothingLost, AFileSizeLimitIsAWriteErrorThatLeavesNothing) {
+  // `ulimit -f 1`: the 1024-byte limit is reached inside the report; SIGXFSZ's default action killed the
+  // process (exit 153, no message) and left the partial temporary file.
+  Inputs in;
+  fs::create_directory(in.dir / "run");
+  Launch how;
+  how.cwd = in.dir / "run";
+  how.file_size_limit = 1024;
+  for (const bool named : {true, false}) {
+    const CliResult r = run_suite(in.args(named ? std::vector<std::string>{"--output", "x.json"}
+                                                : std::vector<std::string>{}), how);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(": cannot write: File too large"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (const auto& e : fs::recursive_directory_iterator(in.dir / "run"))
+      EXPECT_TRUE(e.is_directory()) << "left behind: " << e.path();
+  }
+}
+
 // ---- 15: the report records the threads that ran
 
 TEST(NothingLost, ThreadCountsAreWhatRan) {

@@ -1,6 +1,7 @@
 #include "tests/test_support.hpp"
 
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -80,6 +81,10 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) ::_exit(126);
     for (const std::string& kv : how.env) ::putenv(const_cast<char*>(kv.c_str()));
     if (how.ignore_sigint) ::signal(SIGINT, SIG_IGN);
+    if (how.file_size_limit >= 0) {
+      const struct rlimit limit = {rlim_t(how.file_size_limit), rlim_t(how.file_size_limit)};
+      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) ::_exit(124);
+    }
     if (how.as_nobody && ::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(125);
     std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
     for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

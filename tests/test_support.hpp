@@ -33,6 +33,7 @@ struct Launch {
   std::vector<std::string> env;                 // "NAME=value" added to this environment
   bool ignore_sigint = false;                   // as nohup or a background job would
   bool as_nobody = false;                       // drop root (uid/gid 65534) when running as root
+  long file_size_limit = -1;                    // RLIMIT_FSIZE in bytes (`ulimit -f`); -1: inherited
 };
 CliResult run_suite(const std::vector<std::string>& args, const Launch& how);
 // run_suite with only environment additions ("NAME=value").
