@@ -306,6 +306,7 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("no CIFAR-10 .bin files"), std::string::npos) << r.err;
 
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   fs::create_directory(in.dir / "closed");
   fs::permissions(in.dir / "closed", fs::perms::none);
   fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
@@ -318,6 +319,7 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
 }
 
 TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   Inputs in;
   fs::create_directory(in.dir / "ro");
   fs::permissions(in.dir / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
@@ -330,6 +332,21 @@ TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
   const CliResult r = run_suite(in.args({}), how);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot create directory 'results/local' (Permission denied)"), std::string::npos) << r.err;
+}
+
+// The tests' launcher says why a child could not run the suite (it exited 127 with an empty stderr).
+TEST(NothingLost, TheLauncherSaysWhyTheSuiteDidNotStart) {
+  TempDir dir;
+  Launch how;
+  how.binary = dir / "no-suite-here";
+  CliResult r = run_suite({"--version"}, how);
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "suite test launcher: cannot execute '" + how.binary.string() + "': No such file or directory\n");
+  how = Launch{};
+  how.cwd = dir / "missing";
+  r = run_suite({"--version"}, how);
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_NE(r.err.find("cannot enter '" + how.cwd.string() + "': No such file or directory"), std::string::npos) << r.err;
 }
 
 TEST(NothingLost, AFailedRunCreatesNothing) {
