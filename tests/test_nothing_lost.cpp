@@ -334,6 +334,25 @@ TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
   EXPECT_NE(r.err.find("cannot create directory 'results/local' (Permission denied)"), std::string::npos) << r.err;
 }
 
+TEST(NothingLost, ADeletedWorkingDirectoryIsNamedAsSuch) {
+  // `mkdir d && cd d && rmdir ../d && suite ...` said "cannot create directory 'results/local' (No such
+  // file or directory)", as if results/ were missing.
+  Inputs in;
+  for (const bool named : {false, true}) {
+    fs::create_directory(in.dir / "gone");
+    Launch how;
+    how.cwd = in.dir / "gone";
+    how.delete_cwd = true;
+    const CliResult r = run_suite(in.args(named ? std::vector<std::string>{"--output", "r.json"}
+                                                : std::vector<std::string>{}), how);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(named ? "suite: error: r.json: the working directory no longer exists (it was deleted)\n"
+                               : "cannot create directory 'results/local': the working directory no longer exists"),
+              std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
 // The tests' launcher says why a child could not run the suite (it exited 127 with an empty stderr).
 TEST(NothingLost, TheLauncherSaysWhyTheSuiteDidNotStart) {
   TempDir dir;
