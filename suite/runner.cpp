@@ -281,6 +281,10 @@ struct InputFiles {
 
 InputFiles find_inputs(const Options& opt) {
   const fs::path embedded = build_info::data_dir();
+  std::error_code ec;
+  if ((opt.data.empty() || opt.weights.empty()) && !fs::is_directory(embedded, ec)) {
+    throw InputError(display(embedded) + ": the suite's data folder is missing (reinstall, or give --data and --weights)");
+  }
   InputFiles in;
   std::vector<fs::path> data_paths(opt.data.begin(), opt.data.end());
   if (data_paths.empty()) data_paths.push_back(embedded / "cifar10");

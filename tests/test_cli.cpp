@@ -530,3 +530,31 @@ TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
 
 }  // namespace
 }  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// An installed suite (<prefix>/bin/suite) reads only <prefix>/share/cnn-suite/data: with that folder gone it
+// said nothing and read, and recorded, the build tree's data instead.
+TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
+  TempDir prefix, elsewhere;
+  Launch how;
+  how.binary = copy_suite_binary(prefix / "bin");  // what `cmake --install` puts in <prefix>/bin
+  how.cwd = elsewhere.path;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet", "--output", "r.json"};
+  const fs::path data = prefix / "share" / "cnn-suite" / "data";
+  CliResult r = run_suite(args, how);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, "suite: error: " + data.string() +
+                       ": the suite's data folder is missing (reinstall, or give --data and --weights)\n");
+  EXPECT_FALSE(fs::exists(elsewhere / "r.json"));
+
+  fs::create_directories(data);
+  fs::copy(data_dir(), data, fs::copy_options::recursive);
+  r = run_suite(args, how);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(elsewhere / "r.json")["meta"]["data"][0], (data / "cifar10" / "data_batch_1.bin").string());
+}
+
+}  // namespace
+}  // namespace cnn::test
