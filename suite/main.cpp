@@ -16,8 +16,10 @@ namespace {
 // holds a core: the spinning thread takes the core from the one doing the work (a 5x slowdown measured on
 // a busy 2-core machine). libgomp reads the variable when it is loaded, before main(): an executable's
 // .preinit_array runs before any shared library's initialisers, so it is set there. Thread counts in the
-// environment are checked there for the same reason (suite/startup.hpp).
+// environment are checked there for the same reason, and closed standard streams are reopened there before
+// a library's initialiser can open a file on their numbers (suite/startup.hpp).
 void before_libraries(int, char**, char** envp) {
+  cnn::reopen_closed_standard_streams();
   char message[512];
   if (cnn::thread_environment_error(envp, message, sizeof message)) {
     (void)!::write(STDERR_FILENO, message, std::strlen(message));

@@ -15,6 +15,7 @@
 #include "common/errors.hpp"
 #include "common/system_info.hpp"
 #include "common/text.hpp"
+#include "suite/startup.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;
@@ -62,7 +63,10 @@ void check_creatable(const fs::path& report, const fs::path& dir) {
 // One output: not an input, not a FIFO, a name that fits, a directory that takes the temporary file.
 void check_output(const char* flag, const fs::path& p, bool create_directory,
                   const std::vector<std::pair<fs::path, struct stat>>& inputs) {
-  if (is_standard_output(p)) return;
+  if (is_standard_output(p)) {
+    if (stdout_closed_at_start()) output_error(p, "standard output is closed (started with >&-)");
+    return;
+  }
   if (p.is_relative() && working_directory_deleted()) {
     output_error(p, (create_directory ? "cannot create directory '" + display(directory_of(p)) + "': " : std::string()) +
                         "the working directory no longer exists (it was deleted)");

@@ -24,6 +24,7 @@
 #include "suite/gbench.hpp"
 #include "suite/output_plan.hpp"
 #include "suite/signals.hpp"
+#include "suite/startup.hpp"
 #include "suite/table.hpp"
 
 namespace cnn {
@@ -32,18 +33,25 @@ namespace fs = std::filesystem;
 namespace {
 
 // ---- standard output: what the user asked to see. A closed pipe (`| head`) or a full disk is noticed
-// and reported at the end; it never stops the run or costs the report.
+// and reported at the end; it never stops the run or costs the report. A standard output closed from the
+// start (`>&-`, /dev/null since suite/startup.cpp) is the user's choice not to see it, and is no error.
 class Stdout {
  public:
   void write(const std::string& s) {
     if (error_ != 0 || s.empty()) return;
+    if (stdout_closed_at_start()) {
+      unseen_ = true;
+      return;
+    }
     errno = 0;
     if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) error_ = errno ? errno : EIO;
   }
   int error() const { return error_; }
+  bool unseen() const { return unseen_; }  // output was meant for a standard output closed from the start
 
  private:
   int error_ = 0;
+  bool unseen_ = false;
 };
 
 // ---- backend selection
@@ -412,7 +420,10 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
   if (!opt.quiet && opt.format != Format::table) std::cerr << "suite: report: " << display(written) << "\n";
 
   int code = validation_exit_code(runs);
-  if (out.error() == EPIPE) {
+  if (out.unseen()) {
+    std::cerr << "suite: note: standard output was closed from the start; the report is in " << display(written)
+              << "\n";
+  } else if (out.error() == EPIPE) {
     std::cerr << "suite: note: standard output was closed before the end; the report is in " << display(written)
               << "\n";
   } else if (out.error() != 0) {

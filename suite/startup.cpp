@@ -1,5 +1,8 @@
 #include "suite/startup.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -7,6 +10,8 @@
 
 namespace cnn {
 namespace {
+
+bool g_stdout_closed = false;  // constant-initialised, so no constructor resets what preinit set
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -67,6 +72,20 @@ bool named(const char* entry, const char* name, const char** value) {
 }
 
 }  // namespace
+
+void reopen_closed_standard_streams() noexcept {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1) continue;
+    if (fd == STDOUT_FILENO) g_stdout_closed = true;
+    const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);  // the lowest free number: fd
+    if (null >= 0 && null != fd) {
+      ::dup2(null, fd);
+      ::close(null);
+    }
+  }
+}
+
+bool stdout_closed_at_start() { return g_stdout_closed; }
 
 bool thread_environment_error(const char* const* envp, char* message, std::size_t size) noexcept {
   for (const char* const* e = envp; e && *e; ++e) {

@@ -1,9 +1,18 @@
-// What the process was started with, checked before anything else runs: thread counts in the environment.
+// What the process was started with, checked before anything else runs: standard streams that were
+// closed, and thread counts in the environment.
 #pragma once
 
 #include <cstddef>
 
 namespace cnn {
+
+// Puts /dev/null on any of descriptors 0, 1 and 2 that is closed, so that no file opened later (a data
+// file, the report's temporary file) takes the number and receives what was meant for the terminal.
+// Called from suite/main.cpp's .preinit_array, before any library's initialiser can open a file.
+void reopen_closed_standard_streams() noexcept;
+
+// Whether standard output was closed when the process started (`suite ... >&-`).
+bool stdout_closed_at_start();
 
 // Thread counts from the environment that --threads would refuse (more than kMaxThreads, or not a
 // number): every OMP_NUM_THREADS form libgomp reads (a nesting list "4,2", spaces around items, and

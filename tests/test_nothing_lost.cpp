@@ -190,6 +190,26 @@ TEST(NothingLost, AClosedStdoutStillWritesTheReport) {
   EXPECT_NE(slurp(in.dir / "stderr").find("standard output was closed"), std::string::npos) << slurp(in.dir / "stderr");
 }
 
+TEST(NothingLost, AStdoutClosedFromTheStartIsNoFailure) {
+  // `suite ... >&-` with the report going to a file exited 1 ("Bad file descriptor") after a passing run.
+  Inputs in;
+  Launch how;
+  how.close_stdout = true;
+  for (const char* format : {"table", "csv"}) {
+    std::vector<std::string> a = in.args({"--output", (in.dir / "r.json").string(), "--format", format});
+    a.erase(std::find(a.begin(), a.end(), "--quiet"));
+    const CliResult r = run_suite(a, how);
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_NE(r.err.find("suite: note: standard output was closed from the start; the report is in " +
+                         (in.dir / "r.json").string() + "\n"),
+              std::string::npos) << r.err;
+    EXPECT_TRUE(is_report(in.dir / "r.json")) << format;
+  }
+  const CliResult r = run_suite(in.args({"--output", "-"}), how);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "suite: error: -: standard output is closed (started with >&-)\n");
+}
+
 TEST(NothingLost, AFullStdoutIsAnErrorForEveryFormat) {
   Inputs in;
   for (const char* format : {"table", "json", "csv", "gbench"}) {
