@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -554,6 +555,71 @@ TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
   r = run_suite(args, how);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_json(elsewhere / "r.json")["meta"]["data"][0], (data / "cifar10" / "data_batch_1.bin").string());
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+bool built(const std::string& backend) {
+  for (const auto& e : all_backends())
+    if (e.name == backend) return bool(e.make);
+  return false;
+}
+
+// The report's batch is the images per kernel launch or parallel loop that ran, the same whether stderr is
+// a terminal (progress shown) or not: openmp:image_parallel and openmp:winograd capped it at 4096 only for
+// a terminal, so one command ran other loops and reported another batch interactively than in CI.
+TEST(CliBinary, TheBatchIsWhatRanWithOrWithoutATerminal) {
+  if (!built("openmp")) GTEST_SKIP() << "no OpenMP backend built";
+  TempDir dir;
+  std::string records;  // 50 distinct images, cycled: the FP64 reference of 4100 would take most of the time
+  for (std::size_t i = 0; i < 50; ++i) {
+    records.push_back(char(training_images().labels[i]));
+    records.append(reinterpret_cast<const char*>(training_images().image(i)), kImageBytes);
+  }
+  write_bytes(dir / "fifty.bin", records);
+  std::map<std::string, std::map<std::string, json>> batches;  // variant -> "terminal" / "file" -> batch
+  for (const std::string stderr_is : {"terminal", "file"}) {
+    const fs::path report = dir / (stderr_is + ".json");
+    Launch how;
+    how.stderr_on_terminal = stderr_is == "terminal";
+    how.stdout_path = "/dev/null";
+    const CliResult r = run_suite({"--backend", "openmp:image_parallel,openmp:winograd", "--images", "4100", "--repeat",
+                                   "1", "--warmup", "0", "--data", (dir / "fifty.bin").string(), "--output", report.string()},
+                                  how);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (how.stderr_on_terminal) EXPECT_NE(r.err.find("openmp:winograd: 4100 / 4100 images"), std::string::npos) << r.err;
+    const json j = read_json(report);
+    for (const auto& run : j["runs"])
+      batches[run["backend"].get<std::string>() + ":" + run["variant"].get<std::string>()][stderr_is] = run["batch"];
+  }
+  ASSERT_EQ(batches.size(), 2u);
+  for (auto& [variant, b] : batches) {
+    EXPECT_EQ(b["terminal"], b["file"]) << variant;
+    EXPECT_EQ(b["file"], 4100) << variant << ": every image in one parallel loop";
+  }
+}
+
+// --batch is honoured where a variant has parallel loops, and a variant that ignores it reports what ran.
+TEST(Cli, TheReportedBatchIsTheImagesPerLoopThatRan) {
+  if (!built("stdpar")) GTEST_SKIP() << "no stdpar backend built";
+  TempDir dir;
+  ::testing::internal::CaptureStderr();
+  const int code = suite_main({"--backend", "serial:winograd,stdpar", "--images", "40", "--batch", "8", "--repeat", "1",
+                               "--warmup", "0", "--quiet", "--output", (dir / "r.json").string()},
+                              all_backends());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, 0) << err;
+  std::map<std::string, json> batch;
+  const json j = read_json(dir / "r.json");
+  for (const auto& run : j["runs"])
+    batch[run["backend"].get<std::string>() + ":" + run["variant"].get<std::string>()] = run["batch"];
+  EXPECT_EQ(batch["serial:winograd"], 4) << "resolved --batch 8 but ran four images per pass";
+  EXPECT_EQ(batch["stdpar:layers"], 8);
+  EXPECT_EQ(batch["stdpar:image_blocks"], 8);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "tests/test_support.hpp"
 
 #include <fcntl.h>
+#include <pty.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -157,10 +158,13 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
   std::vector<char*> argv{const_cast<char*>(binary.c_str())};
   for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
+  int terminal = -1, terminal_side = -1;
+  if (how.stderr_on_terminal && ::openpty(&terminal, &terminal_side, nullptr, nullptr, nullptr) != 0)
+    throw std::runtime_error(std::string("openpty: ") + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int o = how.close_stdout ? -1 : ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    const int e = how.stderr_on_terminal ? terminal_side : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int in = ::open("/dev/null", O_RDONLY);
     if (how.close_stdout) ::close(1);
     else ::dup2(o, 1);
@@ -178,10 +182,19 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     ::execv(binary.c_str(), argv.data());
     child_fails(127, "cannot execute", binary.c_str());
   }
+  std::string shown;  // what the terminal showed, read as it comes (a full terminal would stop the child)
+  if (how.stderr_on_terminal) {
+    ::close(terminal_side);
+    char buf[4096];
+    for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);)
+      if (n > 0) shown.append(buf, std::size_t(n));
+    ::close(terminal);  // read() fails with EIO once the child's side is closed
+  }
   int status = 0;
   ::waitpid(pid, &status, 0);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return {code, how.stdout_path.empty() && !how.close_stdout ? slurp(out) : std::string(), slurp(err)};
+  return {code, how.stdout_path.empty() && !how.close_stdout ? slurp(out) : std::string(),
+          how.stderr_on_terminal ? shown : slurp(err)};
 }
 
 Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bool ignore_sigint) {

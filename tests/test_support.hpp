@@ -38,6 +38,7 @@ struct Launch {
   bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
   bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
   std::filesystem::path binary;                 // empty: the build tree's suite
+  bool stderr_on_terminal = false;              // stderr a pseudo-terminal (progress is shown); err: what it showed
 };
 // Launch problems (a cwd that cannot be entered, exec failing) end the child with 124-127 and one line
 // on its stderr, "suite test launcher: ...", that says why.
