@@ -624,3 +624,53 @@ TEST(Cli, TheReportedBatchIsTheImagesPerLoopThatRan) {
 
 }  // namespace
 }  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// Every probability 0.1, as the reference gives with an all-zero fully connected layer; its end-to-end pass
+// nudges class 1 up by 1e-6: a different top-1 where the reference's classes tie, a near tie in each image.
+class TiedSession : public HostSession {
+ public:
+  double forward(LayerTimes&) override {
+    std::fill(probs_.begin(), probs_.end(), 0.1f);
+    return 0;
+  }
+  std::optional<double> end_to_end(const std::uint8_t*, std::size_t n, float* probs) override {
+    std::fill(probs, probs + n * kClasses, 0.1f);
+    for (std::size_t i = 0; i < n; ++i) probs[i * kClasses + 1] += 1e-6f;
+    return 0.0;
+  }
+  std::size_t batch() const override { return n_; }
+};
+
+std::unique_ptr<Backend> make_tied() {
+  return std::make_unique<VariantTable>(
+      "tied", [] { return Availability{true, "", "CPU"}; },
+      std::vector<VariantEntry>{{{"e2e", "0.1 everywhere, class 1 nudged in the end-to-end pass", false},
+                                 [](const Network&, const RunConfig&) { return std::make_unique<TiedSession>(); }}});
+}
+
+// run_one merged the end-to-end pass's validation into the run's but dropped its near_ties.
+TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
+  TempDir dir;
+  fs::copy(data_dir() / "convnetjs-cifar10", dir / "weights");
+  std::string zero_fc = "320 10\n";
+  for (int i = 0; i < 320 * 10 + 10; ++i) zero_fc += "0\n";
+  write_bytes(dir / "weights" / "layer10_fc.txt", zero_fc);
+  const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
+  ::testing::internal::CaptureStderr();
+  const int code = suite_main({"--backend", "tied", "--images", "6", "--weights", (dir / "weights").string(), "--quiet",
+                               "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
+                              registry);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, 0) << err;
+  const json v = read_json(dir / "r.json")["runs"][0]["validation"];
+  EXPECT_EQ(v["near_ties"], 6);
+  EXPECT_EQ(v["top1_mismatches"], 0);
+  EXPECT_TRUE(v["passed"].get<bool>());
+  EXPECT_NEAR(v["max_abs_prob_diff"].get<double>(), 1e-6, 1e-7);
+}
+
+}  // namespace
+}  // namespace cnn::test
