@@ -16,7 +16,8 @@ extern const char* const compiler_flags;  // CMAKE_CXX_FLAGS and the build type'
 const std::vector<std::pair<std::string, std::string>>& backend_flags();
 extern const char* const build_type;
 extern const char* const default_data_dir;
-// The embedded data folder: the source tree's data/ where this binary was built or, when the build
+// The embedded data folder: for an installed binary <prefix>/share/cnn-suite/data only (even when it is
+// missing); for one in a build tree, the source tree's data/ where it was built or, when the build
 // travelled to another machine (a carried build folder), ./data of the current directory.
 std::string data_dir();
 std::string git_commit();  // "unknown" outside a git checkout

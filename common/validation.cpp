@@ -33,6 +33,16 @@ Validation validate(const float* probs, std::size_t n, const std::vector<double>
   return v;
 }
 
+void merge(Validation& into, const Validation& other) {
+  into.passed = into.passed && other.passed;
+  into.top1_mismatches += other.top1_mismatches;
+  into.near_ties += other.near_ties;
+  if (!(other.max_abs_prob_diff <= into.max_abs_prob_diff)) {  // NaN/Inf included
+    into.max_abs_prob_diff = other.max_abs_prob_diff;
+    into.worst_image = other.worst_image;
+  }
+}
+
 double accuracy(const float* probs, std::size_t n, const std::vector<std::uint8_t>& labels) {
   if (n == 0 || labels.empty()) return 0;
   std::size_t right = 0;

@@ -108,7 +108,7 @@ Options parse_command_line(const std::vector<std::string>& args) {
     else if (flag == "--warmup") {
       const std::string v = value();
       o.warmup = v == "0" ? 0 : int(parse_count(flag, v, 100000));
-    } else if (flag == "--threads") o.threads = int(int_value(4096));
+    } else if (flag == "--threads") o.threads = int(int_value(kMaxThreads));
     else if (flag == "--data") {
       o.data.push_back(value());
       while (!has_inline && i + 1 < args.size() && !is_flag(args[i + 1])) {

@@ -30,6 +30,7 @@ struct Options {
 };
 
 inline constexpr std::size_t kMaxImages = 10'000'000;  // 30 GB of pixels; more is a typo
+inline constexpr int kMaxThreads = 4096;  // --threads, and thread counts in the environment (suite/startup.hpp)
 
 // Throws UsageError with one line naming the flag and what is wrong.
 Options parse_command_line(const std::vector<std::string>& args);

@@ -1,31 +1,27 @@
 // suite: the benchmark driver. Everything it does is in runner.cpp; this file only connects it to the
 // generated list of backends.
+#include <unistd.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
 
-#include <unistd.h>
-
+#include "common/errors.hpp"
 #include "common/registry.hpp"
 #include "suite/runner.hpp"
+#include "suite/startup.hpp"
 
 namespace {
-// OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise. libgomp spins by
+// OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise: libgomp spins by
 // default, which collapses fine-grained OpenMP (openmp:naive: 11 regions per image) when another process
-// holds a core: the spinning thread takes the core from the one doing the work (a 5x slowdown measured on
-// a busy 2-core machine). libgomp reads the variable when it is loaded, before main(): an executable's
-// .preinit_array runs before any shared library's initialisers, so it is set there.
-void default_openmp_waits_to_passive(int, char**, char**) { ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0); }
-[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const set_openmp_waits)(int, char**, char**) =
-    &default_openmp_waits_to_passive;
-
-// OpenMP threads bound one per hardware thread, spread over the cores, unless the user chose a binding: what
+// holds a core (a 5x slowdown measured on a busy 2-core machine). And OpenMP threads bound one per hardware
+// thread, spread over the cores, unless the user chose a binding: what
 // Kokkos::OpenMP asks for (Kokkos 3.4 warns at start-up when OMP_PROC_BIND is unset and recommends
 // OMP_PROC_BIND=spread OMP_PLACES=threads), and the same for every OpenMP backend, so that the kokkos and
 // openmp rows run alike. libgomp reads its variables in its initialiser, and a setenv in .preinit_array does
 // not reach it: there glibc's environment is not set up yet (getenv finds nothing) and its start-up then
 // installs the process's original one (measured with OMP_DISPLAY_ENV=verbose: GOMP_SPINCOUNT stayed at
-// 300000 with the hook above, OMP_PROC_BIND FALSE with a setenv here). So when one of these defaults (the
+// 300000 and OMP_PROC_BIND FALSE with a setenv in .preinit_array). So when one of these defaults (the
 // wait policy included) is missing, the suite executes itself again, once, with them added, before any
 // library's initialiser has run; if that fails (no /proc), it goes on unbound and the report says so.
 void default_openmp_threads_bound(int, char** argv, char** envp) {
@@ -46,13 +42,22 @@ void default_openmp_threads_bound(int, char** argv, char** envp) {
   env[m] = nullptr;
   ::execve("/proc/self/exe", argv, env);
 }
-[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const set_openmp_binding)(int, char**, char**) =
-    &default_openmp_threads_bound;
+// .preinit_array runs before any shared library's initialisers, so all of this happens there: thread counts
+// in the environment are checked, closed standard streams are reopened before a library's initialiser can
+// open a file on their numbers (suite/startup.hpp), then the OpenMP defaults above are put in place.
+void before_libraries(int argc, char** argv, char** envp) {
+  cnn::reopen_closed_standard_streams();
+  char message[512];
+  if (cnn::thread_environment_error(envp, message, sizeof message)) {
+    (void)!::write(STDERR_FILENO, message, std::strlen(message));
+    ::_exit(cnn::kExitUsage);
+  }
+  default_openmp_threads_bound(argc, argv, envp);
+}
+[[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const run_before_libraries)(int, char**, char**) =
+    &before_libraries;
 }  // namespace
 
 int main(int argc, char** argv) {
-  // glibc's own start-up restores the environment it was given after .preinit_array ran: set it again so
-  // that this process (its report) and its children see what libgomp saw.
-  ::setenv("OMP_WAIT_POLICY", "PASSIVE", 0);
   return cnn::suite_main(std::vector<std::string>(argv + 1, argv + argc), cnn::all_backends());
 }

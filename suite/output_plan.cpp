@@ -15,6 +15,7 @@
 #include "common/errors.hpp"
 #include "common/system_info.hpp"
 #include "common/text.hpp"
+#include "suite/startup.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;
@@ -37,6 +38,13 @@ const char* kind_of(mode_t mode) {
   return S_ISFIFO(mode) ? "a FIFO" : S_ISSOCK(mode) ? "a socket" : S_ISBLK(mode) ? "a block device" : "not a regular file";
 }
 
+// A removed working directory can still be stat()ed and even be the process' cwd, but nothing can be
+// created in it; getcwd() tells it apart with ENOENT.
+bool working_directory_deleted() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof buf) == nullptr && errno == ENOENT;
+}
+
 // The nearest existing ancestor of a folder the suite will create (results/local/ of the default name).
 void check_creatable(const fs::path& report, const fs::path& dir) {
   fs::path existing = dir;
@@ -55,7 +63,14 @@ void check_creatable(const fs::path& report, const fs::path& dir) {
 // One output: not an input, not a FIFO, a name that fits, a directory that takes the temporary file.
 void check_output(const char* flag, const fs::path& p, bool create_directory,
                   const std::vector<std::pair<fs::path, struct stat>>& inputs) {
-  if (is_standard_output(p)) return;
+  if (is_standard_output(p)) {
+    if (stdout_closed_at_start()) output_error(p, "standard output is closed (started with >&-)");
+    return;
+  }
+  if (p.is_relative() && working_directory_deleted()) {
+    output_error(p, (create_directory ? "cannot create directory '" + display(directory_of(p)) + "': " : std::string()) +
+                        "the working directory no longer exists (it was deleted)");
+  }
   const std::string name = p.filename().native();
   const long name_max = ::pathconf(directory_of(p).c_str(), _PC_NAME_MAX);
   if (name.size() > std::size_t(name_max > 0 ? name_max : NAME_MAX)) {

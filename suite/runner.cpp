@@ -24,6 +24,7 @@
 #include "suite/gbench.hpp"
 #include "suite/output_plan.hpp"
 #include "suite/signals.hpp"
+#include "suite/startup.hpp"
 #include "suite/table.hpp"
 
 namespace cnn {
@@ -32,18 +33,25 @@ namespace fs = std::filesystem;
 namespace {
 
 // ---- standard output: what the user asked to see. A closed pipe (`| head`) or a full disk is noticed
-// and reported at the end; it never stops the run or costs the report.
+// and reported at the end; it never stops the run or costs the report. A standard output closed from the
+// start (`>&-`, /dev/null since suite/startup.cpp) is the user's choice not to see it, and is no error.
 class Stdout {
  public:
   void write(const std::string& s) {
     if (error_ != 0 || s.empty()) return;
+    if (stdout_closed_at_start()) {
+      unseen_ = true;
+      return;
+    }
     errno = 0;
     if (std::fwrite(s.data(), 1, s.size(), stdout) != s.size() || std::fflush(stdout) != 0) error_ = errno ? errno : EIO;
   }
   int error() const { return error_; }
+  bool unseen() const { return unseen_; }  // output was meant for a standard output closed from the start
 
  private:
   int error_ = 0;
+  bool unseen_ = false;
 };
 
 // ---- backend selection
@@ -155,7 +163,7 @@ std::function<void(std::size_t, std::size_t)> progress_printer(const std::string
   };
 }
 
-// ---- one run: open, upload, warm up, time, download, validate
+// ---- one run
 struct RunInput {
   const Network* net;
   const Dataset* data;
@@ -165,8 +173,8 @@ struct RunInput {
   double load_ms;
 };
 
-RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, std::vector<float>& probs) {
-  reset_peak_host_memory();
+// The record's identity and the machine's load before the run (a warning when it is busy).
+RunRecord start_record(const Selected& sel, const RunInput& in, const Options& opt) {
   RunRecord r;
   r.backend = sel.backend->name();
   r.variant = sel.variant.name;
@@ -179,47 +187,31 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   }
   r.images = in.images;
   r.distinct_images = in.distinct;
+  return r;
+}
 
-  RunConfig cfg;
-  cfg.images = in.images;
-  cfg.batch = opt.batch;
-  cfg.threads = opt.threads;
-  cfg.progress = progress_printer(r.backend + ":" + r.variant, !opt.quiet);
-
-  StopWatch setup_clock;
-  const std::unique_ptr<Session> session = sel.backend->open(r.variant, *in.net, cfg);
-  const double setup_ms = setup_clock.ms();
-  r.device = sel.backend->availability().device;
-  r.device_info = session->device_info();
-  r.batch = session->batch();  // resolved by open() from cfg (common/backend.hpp: resolve_batch)
-
-  const double h2d_ms = session->upload(in.pixels, in.images);
-
-  // Auto mode: one warm-up unless a pass takes over a second (then that pass is the sample);
-  // then up to 5 samples within about a second of forward time.
-  LayerTimes layers, scratch;
-  std::vector<double>& samples = r.forward_samples_ms;
-  double spent = 0;
+// Auto mode: one warm-up unless a pass takes over a second (then that pass is the first sample).
+void warm_up(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers) {
   const int warmups = opt.warmup >= 0 ? opt.warmup : 1;
   for (int w = 0; w < warmups; ++w) {
-    scratch.clear();
-    const double ms = session->forward(scratch);
+    LayerTimes scratch;
+    const double ms = session.forward(scratch);
     if (opt.warmup < 0 && ms > 1000.0) {  // too slow to waste: keep it as the sample
-      samples.push_back(ms);
-      spent += ms;
+      r.forward_samples_ms.push_back(ms);
       layers = scratch;
     }
   }
-  // Energy over the timed passes only (a slow first pass kept as the sample is outside it: see below).
-  const EnergyCounter energy = session->on_device() ? EnergyCounter::gpu() : EnergyCounter::cpu();
-  r.energy_source = energy.source();
-  r.energy_why_not = energy.why_not();
-  const std::size_t samples_before = samples.size();
-  const std::optional<double> energy_start = energy.joules();
+}
+
+// --repeat samples, or in auto mode up to 5 within about a second of forward time; layer times summed.
+void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers) {
+  std::vector<double>& samples = r.forward_samples_ms;
+  double spent = 0;
+  for (const double ms : samples) spent += ms;
   const int max_samples = opt.repeat > 0 ? opt.repeat : 5;
   while (int(samples.size()) < max_samples && (opt.repeat > 0 || samples.empty() || spent < 1000.0)) {
-    scratch.clear();
-    const double ms = session->forward(scratch);
+    LayerTimes scratch;
+    const double ms = session.forward(scratch);
     samples.push_back(ms);
     spent += ms;
     if (layers.empty()) {
@@ -228,8 +220,21 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
       for (std::size_t i = 0; i < layers.size() && i < scratch.size(); ++i) layers[i].second += scratch[i].second;
     }
   }
+}
+
+// The timed passes with the energy they took (a slow first pass kept as the sample is outside the window),
+// then the mean time of each layer.
+void measure(Session& session, const Options& opt, RunRecord& r) {
+  LayerTimes layers;
+  warm_up(session, opt, r, layers);
+  const EnergyCounter energy = session.on_device() ? EnergyCounter::gpu() : EnergyCounter::cpu();
+  r.energy_source = energy.source();
+  r.energy_why_not = energy.why_not();
+  const std::size_t samples_before = r.forward_samples_ms.size();
+  const std::optional<double> energy_start = energy.joules();
+  timed_passes(session, opt, r, layers);
   const std::optional<double> energy_end = energy.joules();
-  const std::size_t energy_passes = samples.size() - samples_before;
+  const std::size_t energy_passes = r.forward_samples_ms.size() - samples_before;
   if (energy_passes > 0 && energy_start && energy_end && *energy_end > *energy_start) {
     r.energy_j = *energy_end - *energy_start;
     r.energy_passes = energy_passes;
@@ -239,34 +244,61 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
                                                       : "the counter did not move during the timed passes (too short for "
                                                         "its update interval)";
   }
-  const double n_layer_samples = double(samples.size());
+  const double n_layer_samples = double(r.forward_samples_ms.size());
   for (auto& [name, ms] : layers) ms /= n_layer_samples;
   r.layers_ms = layers;
-  r.threads = session->threads();  // after the passes: a session may count the threads that really ran
+  r.threads = session.threads();  // after the passes: a session may count the threads that really ran
+}
 
-  probs.assign(in.images * kClasses, 0.0f);
-  const double d2h_ms = session->download(probs.data());
+struct CopyTimes {
+  double setup_ms = 0, h2d_ms = 0, d2h_ms = 0;
+};
+
+void record_phases(RunRecord& r, const RunInput& in, const CopyTimes& t, bool on_device) {
   const double fwd = r.forward_median_ms();
-
   r.phases_ms.emplace_back("load", in.load_ms);
-  r.phases_ms.emplace_back("setup", setup_ms);
-  if (session->on_device()) r.phases_ms.emplace_back("h2d", h2d_ms);
+  r.phases_ms.emplace_back("setup", t.setup_ms);
+  if (on_device) r.phases_ms.emplace_back("h2d", t.h2d_ms);
   r.phases_ms.emplace_back("forward", fwd);
-  if (session->on_device()) r.phases_ms.emplace_back("d2h", d2h_ms);
-  r.phases_ms.emplace_back("total", setup_ms + h2d_ms + fwd + d2h_ms);
+  if (on_device) r.phases_ms.emplace_back("d2h", t.d2h_ms);
+  r.phases_ms.emplace_back("total", t.setup_ms + t.h2d_ms + fwd + t.d2h_ms);
+}
 
+// The downloaded probabilities against the FP64 reference, then the end-to-end pass (copies overlapping
+// compute, where the backend offers it), whose results are validated too and merged into the same record.
+void validate_run(Session& session, const RunInput& in, const std::vector<float>& probs, RunRecord& r) {
   r.validation = validate(probs.data(), in.images, *in.reference, in.distinct);
   r.accuracy = accuracy(probs.data(), in.images, in.data->labels);
-
-  // Copies overlapping compute, where the backend offers it: its results are validated too.
   std::vector<float> e2e_probs(in.images * kClasses, 0.0f);
-  if (const auto e2e = session->end_to_end(in.pixels, in.images, e2e_probs.data())) {
+  if (const auto e2e = session.end_to_end(in.pixels, in.images, e2e_probs.data())) {
     r.phases_ms.emplace_back("end_to_end", *e2e);
-    const Validation v = validate(e2e_probs.data(), in.images, *in.reference, in.distinct);
-    if (!v.passed) r.validation.passed = false;
-    r.validation.max_abs_prob_diff = std::max(r.validation.max_abs_prob_diff, v.max_abs_prob_diff);
-    r.validation.top1_mismatches += v.top1_mismatches;
+    merge(r.validation, validate(e2e_probs.data(), in.images, *in.reference, in.distinct));
   }
+}
+
+// One run: open, upload, warm up, time, download, validate.
+RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, std::vector<float>& probs) {
+  reset_peak_host_memory();
+  RunRecord r = start_record(sel, in, opt);
+  RunConfig cfg;
+  cfg.images = in.images;
+  cfg.batch = opt.batch;
+  cfg.threads = opt.threads;
+  cfg.progress = progress_printer(r.backend + ":" + r.variant, !opt.quiet);
+
+  CopyTimes t;
+  StopWatch setup_clock;
+  const std::unique_ptr<Session> session = sel.backend->open(r.variant, *in.net, cfg);
+  t.setup_ms = setup_clock.ms();
+  r.device = sel.backend->availability().device;
+  r.device_info = session->device_info();
+  r.batch = session->batch();  // resolved by open() from cfg (common/backend.hpp: resolve_batch)
+  t.h2d_ms = session->upload(in.pixels, in.images);
+  measure(*session, opt, r);
+  probs.assign(in.images * kClasses, 0.0f);
+  t.d2h_ms = session->download(probs.data());
+  record_phases(r, in, t, session->on_device());
+  validate_run(*session, in, probs, r);
   r.peak_device_memory_bytes = session->device_memory_bytes();
   r.peak_host_memory_bytes = peak_host_memory_bytes();
   r.load_end = machine_load();
@@ -288,6 +320,10 @@ struct InputFiles {
 
 InputFiles find_inputs(const Options& opt) {
   const fs::path embedded = build_info::data_dir();
+  std::error_code ec;
+  if ((opt.data.empty() || opt.weights.empty()) && !fs::is_directory(embedded, ec)) {
+    throw InputError(display(embedded) + ": the suite's data folder is missing (reinstall, or give --data and --weights)");
+  }
   InputFiles in;
   std::vector<fs::path> data_paths(opt.data.begin(), opt.data.end());
   if (data_paths.empty()) data_paths.push_back(embedded / "cifar10");
@@ -416,7 +452,10 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
   if (!opt.quiet && opt.format != Format::table) std::cerr << "suite: report: " << display(written) << "\n";
 
   int code = validation_exit_code(runs);
-  if (out.error() == EPIPE) {
+  if (out.unseen()) {
+    std::cerr << "suite: note: standard output was closed from the start; the report is in " << display(written)
+              << "\n";
+  } else if (out.error() == EPIPE) {
     std::cerr << "suite: note: standard output was closed before the end; the report is in " << display(written)
               << "\n";
   } else if (out.error() != 0) {

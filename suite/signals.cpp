@@ -54,6 +54,10 @@ void install_signal_handlers() {
     sigaction(t.number, &sa, nullptr);
   }
   std::signal(SIGPIPE, SIG_IGN);
+  // A write past the file-size limit (`ulimit -f`) then fails with EFBIG, which the writers report
+  // ("cannot write: File too large") after removing their temporary file; the default action would kill
+  // the process silently and leave the partial temporary file behind.
+  std::signal(SIGXFSZ, SIG_IGN);
 }
 
 void note_report_written(const std::filesystem::path& path) {

@@ -2,7 +2,8 @@
 // temporary file in flight, says on stderr what was and was not written, and exits 128 + signal.
 // A signal the parent set to be ignored (nohup, background jobs) stays ignored. SIGPIPE is ignored so
 // that a closed standard output is an error to handle, not the end of the process: the report is the
-// product, and it is written whatever happens to stdout.
+// product, and it is written whatever happens to stdout. SIGXFSZ is ignored for the same reason: a file
+// over `ulimit -f` is a write error (EFBIG) reported like a full disk.
 #pragma once
 
 #include <filesystem>

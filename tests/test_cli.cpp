@@ -7,6 +7,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <map>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -532,6 +533,183 @@ TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
     EXPECT_EQ(j["meta"]["energy"]["cpu"], rapl.why_not());
     EXPECT_NE(rapl.why_not().find("RAPL not readable"), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// Thread counts from the environment obey the limit of --threads: libgomp would start a team of that many
+// at the first parallel region (a team of 100000 crashes inside libgomp), so they are refused before it.
+TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
+  TempDir dir;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "20", "--quiet",
+                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"OMP_NUM_THREADS=100000", "OMP_NUM_THREADS='100000': more than 4096 threads (the limit of --threads)"},
+      {"OMP_NUM_THREADS=4,5000", "OMP_NUM_THREADS='4,5000': more than 4096 threads"},
+      {"OMP_NUM_THREADS= 30000 ", "OMP_NUM_THREADS=' 30000 ': more than 4096 threads"},
+      {"OMP_NUM_THREADS=abc", "OMP_NUM_THREADS='abc': not a positive thread count or comma-separated list of them"},
+      {"OMP_NUM_THREADS=2,", "OMP_NUM_THREADS='2,': not a positive thread count"},
+      {"OMP_NUM_THREADS_ALL=100000", "OMP_NUM_THREADS_ALL='100000': more than 4096 threads"},
+      {"KOKKOS_NUM_THREADS=100000", "KOKKOS_NUM_THREADS='100000': more than 4096 threads"},
+  };
+  for (const auto& [env, line] : refused) {
+    const CliResult r = run_suite_with_env(args, {env});
+    EXPECT_EQ(r.exit_code, 2) << env << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("suite: error: " + line, 0), 0u) << env << ": " << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << env << ": " << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r.json")) << env;
+  }
+  for (const std::string env : {"OMP_NUM_THREADS= 2 , 1", "OMP_NUM_THREADS=4096", "KOKKOS_NUM_THREADS=2"}) {
+    const CliResult r = run_suite_with_env(args, {env});
+    EXPECT_EQ(r.exit_code, 0) << env << ": " << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// An installed suite (<prefix>/bin/suite) reads only <prefix>/share/cnn-suite/data: with that folder gone it
+// said nothing and read, and recorded, the build tree's data instead.
+TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
+  TempDir prefix, elsewhere;
+  Launch how;
+  how.binary = copy_suite_binary(prefix / "bin");  // what `cmake --install` puts in <prefix>/bin
+  how.cwd = elsewhere.path;
+  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet", "--output", "r.json"};
+  const fs::path data = prefix / "share" / "cnn-suite" / "data";
+  CliResult r = run_suite(args, how);
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_EQ(r.err, "suite: error: " + data.string() +
+                       ": the suite's data folder is missing (reinstall, or give --data and --weights)\n");
+  EXPECT_FALSE(fs::exists(elsewhere / "r.json"));
+
+  fs::create_directories(data);
+  fs::copy(data_dir(), data, fs::copy_options::recursive);
+  r = run_suite(args, how);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(read_json(elsewhere / "r.json")["meta"]["data"][0], (data / "cifar10" / "data_batch_1.bin").string());
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+bool built(const std::string& backend) {
+  for (const auto& e : all_backends())
+    if (e.name == backend) return bool(e.make);
+  return false;
+}
+
+// The report's batch is the images per kernel launch or parallel loop that ran, the same whether stderr is
+// a terminal (progress shown) or not: openmp:image_parallel and openmp:winograd capped it at 4096 only for
+// a terminal, so one command ran other loops and reported another batch interactively than in CI.
+TEST(CliBinary, TheBatchIsWhatRanWithOrWithoutATerminal) {
+  if (!built("openmp")) GTEST_SKIP() << "no OpenMP backend built";
+  TempDir dir;
+  std::string records;  // 50 distinct images, cycled: the FP64 reference of 4100 would take most of the time
+  for (std::size_t i = 0; i < 50; ++i) {
+    records.push_back(char(training_images().labels[i]));
+    records.append(reinterpret_cast<const char*>(training_images().image(i)), kImageBytes);
+  }
+  write_bytes(dir / "fifty.bin", records);
+  std::map<std::string, std::map<std::string, json>> batches;  // variant -> "terminal" / "file" -> batch
+  for (const std::string stderr_is : {"terminal", "file"}) {
+    const fs::path report = dir / (stderr_is + ".json");
+    Launch how;
+    how.stderr_on_terminal = stderr_is == "terminal";
+    how.stdout_path = "/dev/null";
+    const CliResult r = run_suite({"--backend", "openmp:image_parallel,openmp:winograd", "--images", "4100", "--repeat",
+                                   "1", "--warmup", "0", "--data", (dir / "fifty.bin").string(), "--output", report.string()},
+                                  how);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    if (how.stderr_on_terminal) EXPECT_NE(r.err.find("openmp:winograd: 4100 / 4100 images"), std::string::npos) << r.err;
+    const json j = read_json(report);
+    for (const auto& run : j["runs"])
+      batches[run["backend"].get<std::string>() + ":" + run["variant"].get<std::string>()][stderr_is] = run["batch"];
+  }
+  ASSERT_EQ(batches.size(), 2u);
+  for (auto& [variant, b] : batches) {
+    EXPECT_EQ(b["terminal"], b["file"]) << variant;
+    EXPECT_EQ(b["file"], 4100) << variant << ": every image in one parallel loop";
+  }
+}
+
+// --batch is honoured where a variant has parallel loops, and a variant that ignores it reports what ran.
+TEST(Cli, TheReportedBatchIsTheImagesPerLoopThatRan) {
+  if (!built("stdpar")) GTEST_SKIP() << "no stdpar backend built";
+  TempDir dir;
+  ::testing::internal::CaptureStderr();
+  const int code = suite_main({"--backend", "serial:winograd,stdpar", "--images", "40", "--batch", "8", "--repeat", "1",
+                               "--warmup", "0", "--quiet", "--output", (dir / "r.json").string()},
+                              all_backends());
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, 0) << err;
+  std::map<std::string, json> batch;
+  const json j = read_json(dir / "r.json");
+  for (const auto& run : j["runs"])
+    batch[run["backend"].get<std::string>() + ":" + run["variant"].get<std::string>()] = run["batch"];
+  EXPECT_EQ(batch["serial:winograd"], 4) << "resolved --batch 8 but ran four images per pass";
+  EXPECT_EQ(batch["stdpar:layers"], 8);
+  EXPECT_EQ(batch["stdpar:image_blocks"], 8);
+}
+
+}  // namespace
+}  // namespace cnn::test
+
+namespace cnn::test {
+namespace {
+
+// Every probability 0.1, as the reference gives with an all-zero fully connected layer; its end-to-end pass
+// nudges class 1 up by 1e-6: a different top-1 where the reference's classes tie, a near tie in each image.
+class TiedSession : public HostSession {
+ public:
+  double forward(LayerTimes&) override {
+    std::fill(probs_.begin(), probs_.end(), 0.1f);
+    return 0;
+  }
+  std::optional<double> end_to_end(const std::uint8_t*, std::size_t n, float* probs) override {
+    std::fill(probs, probs + n * kClasses, 0.1f);
+    for (std::size_t i = 0; i < n; ++i) probs[i * kClasses + 1] += 1e-6f;
+    return 0.0;
+  }
+  std::size_t batch() const override { return n_; }
+};
+
+std::unique_ptr<Backend> make_tied() {
+  return std::make_unique<VariantTable>(
+      "tied", [] { return Availability{true, "", "CPU"}; },
+      std::vector<VariantEntry>{{{"e2e", "0.1 everywhere, class 1 nudged in the end-to-end pass", false},
+                                 [](const Network&, const RunConfig&) { return std::make_unique<TiedSession>(); }}});
+}
+
+// run_one merged the end-to-end pass's validation into the run's but dropped its near_ties.
+TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
+  TempDir dir;
+  fs::copy(data_dir() / "convnetjs-cifar10", dir / "weights");
+  std::string zero_fc = "320 10\n";
+  for (int i = 0; i < 320 * 10 + 10; ++i) zero_fc += "0\n";
+  write_bytes(dir / "weights" / "layer10_fc.txt", zero_fc);
+  const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
+  ::testing::internal::CaptureStderr();
+  const int code = suite_main({"--backend", "tied", "--images", "6", "--weights", (dir / "weights").string(), "--quiet",
+                               "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
+                              registry);
+  const std::string err = ::testing::internal::GetCapturedStderr();
+  ASSERT_EQ(code, 0) << err;
+  const json v = read_json(dir / "r.json")["runs"][0]["validation"];
+  EXPECT_EQ(v["near_ties"], 6);
+  EXPECT_EQ(v["top1_mismatches"], 0);
+  EXPECT_TRUE(v["passed"].get<bool>());
+  EXPECT_NEAR(v["max_abs_prob_diff"].get<double>(), 1e-6, 1e-7);
 }
 
 }  // namespace

@@ -190,6 +190,26 @@ TEST(NothingLost, AClosedStdoutStillWritesTheReport) {
   EXPECT_NE(slurp(in.dir / "stderr").find("standard output was closed"), std::string::npos) << slurp(in.dir / "stderr");
 }
 
+TEST(NothingLost, AStdoutClosedFromTheStartIsNoFailure) {
+  // `suite ... >&-` with the report going to a file exited 1 ("Bad file descriptor") after a passing run.
+  Inputs in;
+  Launch how;
+  how.close_stdout = true;
+  for (const char* format : {"table", "csv"}) {
+    std::vector<std::string> a = in.args({"--output", (in.dir / "r.json").string(), "--format", format});
+    a.erase(std::find(a.begin(), a.end(), "--quiet"));
+    const CliResult r = run_suite(a, how);
+    EXPECT_EQ(r.exit_code, 0) << format << ": " << r.err;
+    EXPECT_NE(r.err.find("suite: note: standard output was closed from the start; the report is in " +
+                         (in.dir / "r.json").string() + "\n"),
+              std::string::npos) << r.err;
+    EXPECT_TRUE(is_report(in.dir / "r.json")) << format;
+  }
+  const CliResult r = run_suite(in.args({"--output", "-"}), how);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "suite: error: -: standard output is closed (started with >&-)\n");
+}
+
 TEST(NothingLost, AFullStdoutIsAnErrorForEveryFormat) {
   Inputs in;
   for (const char* format : {"table", "json", "csv", "gbench"}) {
@@ -306,6 +326,7 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find("no CIFAR-10 .bin files"), std::string::npos) << r.err;
 
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   fs::create_directory(in.dir / "closed");
   fs::permissions(in.dir / "closed", fs::perms::none);
   fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
@@ -318,6 +339,7 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
 }
 
 TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   Inputs in;
   fs::create_directory(in.dir / "ro");
   fs::permissions(in.dir / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
@@ -330,6 +352,40 @@ TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
   const CliResult r = run_suite(in.args({}), how);
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("cannot create directory 'results/local' (Permission denied)"), std::string::npos) << r.err;
+}
+
+TEST(NothingLost, ADeletedWorkingDirectoryIsNamedAsSuch) {
+  // `mkdir d && cd d && rmdir ../d && suite ...` said "cannot create directory 'results/local' (No such
+  // file or directory)", as if results/ were missing.
+  Inputs in;
+  for (const bool named : {false, true}) {
+    fs::create_directory(in.dir / "gone");
+    Launch how;
+    how.cwd = in.dir / "gone";
+    how.delete_cwd = true;
+    const CliResult r = run_suite(in.args(named ? std::vector<std::string>{"--output", "r.json"}
+                                                : std::vector<std::string>{}), how);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(named ? "suite: error: r.json: the working directory no longer exists (it was deleted)\n"
+                               : "cannot create directory 'results/local': the working directory no longer exists"),
+              std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
+}
+
+// The tests' launcher says why a child could not run the suite (it exited 127 with an empty stderr).
+TEST(NothingLost, TheLauncherSaysWhyTheSuiteDidNotStart) {
+  TempDir dir;
+  Launch how;
+  how.binary = dir / "no-suite-here";
+  CliResult r = run_suite({"--version"}, how);
+  EXPECT_EQ(r.exit_code, 127);
+  EXPECT_EQ(r.err, "suite test launcher: cannot execute '" + how.binary.string() + "': No such file or directory\n");
+  how = Launch{};
+  how.cwd = dir / "missing";
+  r = run_suite({"--version"}, how);
+  EXPECT_EQ(r.exit_code, 126);
+  EXPECT_NE(r.err.find("cannot enter '" + how.cwd.string() + "': No such file or directory"), std::string::npos) << r.err;
 }
 
 TEST(NothingLost, AFailedRunCreatesNothing) {
@@ -423,6 +479,25 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
   EXPECT_NE(slurp(dir / "stderr").find("interrupted by SIGINT, the report was written to results/r.json (the .npy was not)"),
             std::string::npos)
       << slurp(dir / "stderr");
+}
+
+TEST(NothingLost, AFileSizeLimitIsAWriteErrorThatLeavesNothing) {
+  // `ulimit -f 1`: the 1024-byte limit is reached inside the report; SIGXFSZ's default action killed the
+  // process (exit 153, no message) and left the partial temporary file.
+  Inputs in;
+  fs::create_directory(in.dir / "run");
+  Launch how;
+  how.cwd = in.dir / "run";
+  how.file_size_limit = 1024;
+  for (const bool named : {true, false}) {
+    const CliResult r = run_suite(in.args(named ? std::vector<std::string>{"--output", "x.json"}
+                                                : std::vector<std::string>{}), how);
+    EXPECT_EQ(r.exit_code, 1) << r.err;
+    EXPECT_NE(r.err.find(": cannot write: File too large"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    for (const auto& e : fs::recursive_directory_iterator(in.dir / "run"))
+      EXPECT_TRUE(e.is_directory()) << "left behind: " << e.path();
+  }
 }
 
 // ---- 15: the report records the threads that ran

@@ -1,15 +1,22 @@
 #include "tests/test_support.hpp"
 
 #include <fcntl.h>
+#include <pty.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <csignal>
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <sstream>
 
@@ -65,32 +72,129 @@ std::string slurp(const fs::path& p) {
 
 CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
 
+namespace {
+
+// In a forked child: says on its stderr why it cannot go on, then exits with `code`. strerrordesc_np, not
+// strerror: no locale lookup (and no allocation) in the child of a multi-threaded process.
+[[noreturn]] void child_fails(int code, const char* what, const char* path) {
+  const char* why = ::strerrordesc_np(errno);
+  for (const char* part : {"suite test launcher: ", what, " '", path, "': ", why ? why : "unknown error", "\n"})
+    (void)!::write(STDERR_FILENO, part, std::strlen(part));
+  ::_exit(code);
+}
+
+// The build tree's shared libraries that `binary` loads (omptarget's offload library), as ldd lists them.
+std::vector<std::pair<std::string, fs::path>> build_tree_libraries(const fs::path& binary) {
+  const std::string tree = fs::path(SUITE_BINARY).parent_path().parent_path().string() + "/";
+  std::vector<std::pair<std::string, fs::path>> libs;
+  FILE* ldd = ::popen(("ldd '" + binary.string() + "' 2>/dev/null").c_str(), "r");
+  if (!ldd) return libs;
+  char line[4096];
+  while (std::fgets(line, sizeof line, ldd)) {
+    std::istringstream words(line);
+    std::string name, arrow, path;
+    if (words >> name >> arrow >> path && arrow == "=>" && path.rfind(tree, 0) == 0) libs.emplace_back(name, path);
+  }
+  ::pclose(ldd);
+  return libs;
+}
+
+// The folder under the temporary directory that `nobody` can enter, or why there is none.
+std::string unreachable_for_others(const fs::path& dir) {
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) return p.string() + ": " + std::strerror(errno);
+    if (!(st.st_mode & S_IXOTH)) return p.string() + " cannot be entered by other users (mode " + std::to_string(st.st_mode & 07777) + ")";
+    if (p == p.parent_path()) break;
+  }
+  return {};
+}
+
+// A copy of the suite where `nobody` can run it, removed with the object: the build tree may sit in a
+// folder only its owner can enter (a clone inside a 0700 directory), where exec fails with EACCES.
+struct NobodysSuite {
+  fs::path dir;
+  fs::path binary;
+  NobodysSuite() {
+    std::string tmpl = (fs::temp_directory_path() / "suite-nobody-XXXXXX").string();
+    if (!::mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp " + tmpl + ": " + std::strerror(errno));
+    dir = tmpl;
+    fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
+                             fs::perms::others_read | fs::perms::others_exec);
+    binary = copy_suite_binary(dir);
+  }
+  ~NobodysSuite() {
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+  }
+};
+
+}  // namespace
+
+fs::path copy_suite_binary(const fs::path& dir) {
+  fs::create_directories(dir);
+  const fs::path binary = dir / "suite";
+  fs::copy_file(SUITE_BINARY, binary, fs::copy_options::overwrite_existing);
+  for (const auto& [name, path] : build_tree_libraries(SUITE_BINARY))
+    fs::copy_file(path, dir / name, fs::copy_options::overwrite_existing);
+  return binary;
+}
+
+std::string why_nobody_cannot_run_the_suite() {
+  if (::getuid() != 0) return {};  // as_nobody is then this user, who can reach the build tree
+  return unreachable_for_others(fs::temp_directory_path());
+}
+
 CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
   TempDir io;
   const fs::path out = how.stdout_path.empty() ? io / "stdout" : fs::path(how.stdout_path), err = io / "stderr";
+  const bool drop_root = how.as_nobody && ::getuid() == 0;
+  std::optional<NobodysSuite> staged;
+  if (drop_root) staged.emplace();
+  const fs::path binary = staged ? staged->binary : how.binary.empty() ? fs::path(SUITE_BINARY) : how.binary;
+  std::vector<std::string> env = how.env;
+  if (staged) env.push_back("LD_LIBRARY_PATH=" + staged->dir.string());  // RUNPATH names the build tree
   if (how.as_nobody) fs::permissions(io.path, fs::perms::all, fs::perm_options::add);
+  std::vector<char*> argv{const_cast<char*>(binary.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int terminal = -1, terminal_side = -1;
+  if (how.stderr_on_terminal && ::openpty(&terminal, &terminal_side, nullptr, nullptr, nullptr) != 0)
+    throw std::runtime_error(std::string("openpty: ") + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    const int o = how.close_stdout ? -1 : ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const int e = how.stderr_on_terminal ? terminal_side : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int in = ::open("/dev/null", O_RDONLY);
-    ::dup2(o, 1);
+    if (how.close_stdout) ::close(1);
+    else ::dup2(o, 1);
     ::dup2(e, 2);
     ::dup2(in, 0);
-    if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) ::_exit(126);
-    for (const std::string& kv : how.env) ::putenv(const_cast<char*>(kv.c_str()));
+    if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) child_fails(126, "cannot enter", how.cwd.c_str());
+    if (how.delete_cwd && ::rmdir(how.cwd.c_str()) != 0) child_fails(126, "cannot remove", how.cwd.c_str());
+    for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
     if (how.ignore_sigint) ::signal(SIGINT, SIG_IGN);
-    if (how.as_nobody && ::getuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(125);
-    std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
-    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    ::execv(SUITE_BINARY, argv.data());
-    ::_exit(127);
+    if (how.file_size_limit >= 0) {
+      const struct rlimit limit = {rlim_t(how.file_size_limit), rlim_t(how.file_size_limit)};
+      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) child_fails(124, "cannot set RLIMIT_FSIZE for", binary.c_str());
+    }
+    if (drop_root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) child_fails(125, "cannot become nobody to run", binary.c_str());
+    ::execv(binary.c_str(), argv.data());
+    child_fails(127, "cannot execute", binary.c_str());
+  }
+  std::string shown;  // what the terminal showed, read as it comes (a full terminal would stop the child)
+  if (how.stderr_on_terminal) {
+    ::close(terminal_side);
+    char buf[4096];
+    for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR);)
+      if (n > 0) shown.append(buf, std::size_t(n));
+    ::close(terminal);  // read() fails with EIO once the child's side is closed
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
   const int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return {code, how.stdout_path.empty() ? slurp(out) : std::string(), slurp(err)};
+  return {code, how.stdout_path.empty() && !how.close_stdout ? slurp(out) : std::string(),
+          how.stderr_on_terminal ? shown : slurp(err)};
 }
 
 Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bool ignore_sigint) {
@@ -104,7 +208,7 @@ Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bo
     if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
     ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
             "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
-    ::_exit(127);
+    child_fails(127, "cannot execute", SUITE_BINARY);
   }
   ::usleep(after_ms * 1000);
   ::kill(pid, sig);

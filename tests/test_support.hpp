@@ -32,8 +32,16 @@ struct Launch {
   std::string stdout_path;                      // empty: captured into CliResult::out
   std::vector<std::string> env;                 // "NAME=value" added to this environment
   bool ignore_sigint = false;                   // as nohup or a background job would
-  bool as_nobody = false;                       // drop root (uid/gid 65534) when running as root
+  // Drop root (uid/gid 65534) when running as root; the binary then runs from a copy that nobody can reach.
+  bool as_nobody = false;
+  long file_size_limit = -1;                    // RLIMIT_FSIZE in bytes (`ulimit -f`); -1: inherited
+  bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
+  bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
+  std::filesystem::path binary;                 // empty: the build tree's suite
+  bool stderr_on_terminal = false;              // stderr a pseudo-terminal (progress is shown); err: what it showed
 };
+// Launch problems (a cwd that cannot be entered, exec failing) end the child with 124-127 and one line
+// on its stderr, "suite test launcher: ...", that says why.
 CliResult run_suite(const std::vector<std::string>& args, const Launch& how);
 // run_suite with only environment additions ("NAME=value").
 inline CliResult run_suite_with_env(const std::vector<std::string>& args, std::vector<std::string> env) {
@@ -41,6 +49,12 @@ inline CliResult run_suite_with_env(const std::vector<std::string>& args, std::v
   how.env = std::move(env);
   return run_suite(args, how);
 }
+
+// Copies the suite binary and the build tree's shared libraries it loads (ldd) into `dir`; returns the
+// copy's path. It finds those libraries through its RUNPATH, or LD_LIBRARY_PATH=dir where that cannot be reached.
+std::filesystem::path copy_suite_binary(const std::filesystem::path& dir);
+// Empty when Launch::as_nobody can run the suite; else why not (a temporary directory others cannot enter).
+std::string why_nobody_cannot_run_the_suite();
 
 // Starts serial:naive on `images` images (4000 take about 15 s) with its report in a fresh folder, sends
 // `sig` after `after_ms`, and returns how it ended, its stderr, and the files it left beside that.

@@ -21,9 +21,9 @@ class OpenMpWinogradSession final : public HostSession {
   OpenMpWinogradSession(const Network& net, const RunConfig& config)
       : net_(net),
         threads_(omp_team_size(config.threads)),
-        // Progress is reported between parallel loops so that only the calling thread prints.
-        batch_(config.progress ? std::min<std::size_t>(resolve_batch(config, kAllImages), 4096)
-                               : resolve_batch(config, kAllImages)),
+        // Progress is reported between parallel loops (only the calling thread prints), so per batch: the
+        // batch never depends on whether there is progress to report (a terminal or not).
+        batch_(resolve_batch(config, kAllImages)),
         scratch_(std::size_t(threads_)),
         progress_(config.progress) {}
 

@@ -13,12 +13,17 @@ namespace {
 
 class SerialWinogradSession final : public HostSession {
  public:
+  // The kernel takes winograd::kGroup images per pass whatever --batch says (as serial:naive takes one),
+  // and that is the batch reported.
   SerialWinogradSession(const Network& net, const RunConfig& config)
-      : net_(net), batch_(resolve_batch(config, winograd::kGroup)), progress_(config.progress) {}
+      : net_(net),
+        batch_(std::min<std::size_t>(winograd::kGroup, std::max<std::size_t>(config.images, 1))),
+        progress_(config.progress) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
-    constexpr std::size_t slice = 4096;  // progress granularity, a multiple of the group
+    // Progress granularity, a multiple of the group: slicing does not change the passes the kernel makes.
+    constexpr std::size_t slice = 4096;
     for (std::size_t first = 0; first < n_; first += slice) {
       const std::size_t count = std::min(slice, n_ - first);
       winograd::forward_images(net_, pixels_ + first * kImageBytes, count, scratch_,
@@ -27,7 +32,7 @@ class SerialWinogradSession final : public HostSession {
     }
     return sw.ms();
   }
-  std::size_t batch() const override { return batch_; }  // images through the kernel at a time
+  std::size_t batch() const override { return batch_; }  // images through the kernel per pass
 
  private:
   winograd::PackedNetwork net_;

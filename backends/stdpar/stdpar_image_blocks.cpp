@@ -15,28 +15,29 @@
 namespace cnn::stdpar {
 namespace {
 
-constexpr std::size_t kBlock = 16;  // images per block: openmp:image_parallel's dynamic chunk
+// Images per task (the grain of the parallel loop, not its batch): openmp:image_parallel's dynamic chunk.
+constexpr std::size_t kBlock = 16;
 
 class ImageBlocksSession final : public HostSession {
  public:
   ImageBlocksSession(const Network& net, const RunConfig& config)
       : net_(net),
         threads_(resolve_threads(config)),
-        block_(resolve_batch(config, kBlock)),
+        batch_(resolve_batch(config, kAllImages)),
         progress_(config.progress) {}
 
   double forward(LayerTimes&) override {
     const ThreadLimit limit(threads_);
     StopWatch sw;
-    // Progress is reported between slices of the data so that only the calling thread reports.
-    const std::size_t slice = progress_ ? std::max<std::size_t>(4096, block_) : n_;
-    for (std::size_t first = 0; first < n_; first += slice) {
-      const std::size_t last = std::min(n_, first + slice);
-      const std::size_t blocks = (last - first + block_ - 1) / block_;
+    // One std::for_each per batch; progress is reported between them (only the calling thread reports), so
+    // the batch never depends on whether there is progress to report.
+    for (std::size_t first = 0; first < n_; first += batch_) {
+      const std::size_t last = std::min(n_, first + batch_);
+      const std::size_t blocks = (last - first + kBlock - 1) / kBlock;
       if (index_.size() < blocks) index_ = indices(blocks);
       std::for_each(std::execution::par, index_.begin(), index_.begin() + std::ptrdiff_t(blocks), [&](int b) {
         thread_local fast::Scratch scratch;
-        const std::size_t begin = first + std::size_t(b) * block_, end = std::min(last, begin + block_);
+        const std::size_t begin = first + std::size_t(b) * kBlock, end = std::min(last, begin + kBlock);
         for (std::size_t i = begin; i < end; ++i)
           fast::forward_image(net_, pixels_ + i * kImageBytes, scratch, probs_.data() + i * kClasses);
       });
@@ -44,13 +45,13 @@ class ImageBlocksSession final : public HostSession {
     }
     return sw.ms();
   }
-  std::size_t batch() const override { return block_; }
+  std::size_t batch() const override { return batch_; }  // images per parallel loop
   int threads() const override { return threads_; }
 
  private:
   fast::PackedNetwork net_;
   int threads_;
-  std::size_t block_;
+  std::size_t batch_;
   std::vector<int> index_;
   std::function<void(std::size_t, std::size_t)> progress_;
 };

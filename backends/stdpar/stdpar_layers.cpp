@@ -23,8 +23,7 @@ class LayersSession final : public HostSession {
  public:
   LayersSession(const Network& net, const RunConfig& config)
       : threads_(resolve_threads(config)),
-        chunk_(std::max<std::size_t>(1, std::min(config.batch ? config.batch : kChunk,
-                                                  config.images ? config.images : kChunk))),
+        chunk_(resolve_batch(config, kChunk)),
         convs_{thesis::to_thesis(net.conv1), thesis::to_thesis(net.conv2), thesis::to_thesis(net.conv3)},
         fc_w_(thesis::to_thesis(net.fc)),
         fc_bias_(net.fc.bias),
