@@ -18,7 +18,7 @@ step() { echo; echo "=== $* ($(date -u +%T))"; }
 # The libraries the GPU machine lacks travel packed (libdnnl alone is 40 MB of the 64 a call may carry).
 if [ -f "$build/runlibs.tar.xz" ] && [ ! -d "$build/runlibs" ]; then tar -C "$build" -xJf "$build/runlibs.tar.xz"; fi
 export LD_LIBRARY_PATH=$build/runlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-py=python3
+py=/usr/bin/python3  # Debian's python3-torch here; the GPU machine's venv there
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
 
 if [ "$kind" = gpu ]; then
