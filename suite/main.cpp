@@ -43,16 +43,17 @@ void default_openmp_threads_bound(int, char** argv, char** envp) {
   ::execve("/proc/self/exe", argv, env);
 }
 // .preinit_array runs before any shared library's initialisers, so all of this happens there: thread counts
-// in the environment are checked, closed standard streams are reopened before a library's initialiser can
-// open a file on their numbers (suite/startup.hpp), then the OpenMP defaults above are put in place.
+// in the environment are checked, the OpenMP defaults above are put in place, then closed standard streams
+// are reopened before a library's initialiser can open a file on their numbers (suite/startup.hpp; after
+// the re-execution, so that the program that runs still knows which were closed).
 void before_libraries(int argc, char** argv, char** envp) {
-  cnn::reopen_closed_standard_streams();
   char message[512];
   if (cnn::thread_environment_error(envp, message, sizeof message)) {
     (void)!::write(STDERR_FILENO, message, std::strlen(message));
     ::_exit(cnn::kExitUsage);
   }
-  default_openmp_threads_bound(argc, argv, envp);
+  default_openmp_threads_bound(argc, argv, envp);  // may start this program again: streams as given
+  cnn::reopen_closed_standard_streams();
 }
 [[gnu::section(".preinit_array"), gnu::used, maybe_unused]] void (*const run_before_libraries)(int, char**, char**) =
     &before_libraries;

@@ -399,7 +399,8 @@ def test_a_screenshot_into_a_missing_folder_says_so(tmp_path):
 def test_an_empty_portability_table_says_why():
     r = run("report", SERIAL, "--table", "portability")
     line = one_error_line(r, "report")
-    assert "needs validated runs on two platforms or more, found 1" in line, line
+    # serial runs use 1 core of 2: no platform has a full-resource entry (was "no data" alone)
+    assert "no validated full-resource run (every core of a CPU, or a GPU)" in line, line
 
 
 # ---- 9. the gate: one platform, a quiet machine, no verdict on peers
