@@ -45,31 +45,26 @@ __global__ void ffma_loop(float* out, float a, float b) {
   if (s == 12345.f) out[0] = s;  // never true: keeps the loop alive
 }
 
-__global__ void mma_tf32_loop(float* out) {
+// One m16n8k8 TF32 or m16n8k16 FP16 mma.sync per chain and step, FP32 accumulators (the fused_*x3 kernels'
+// instructions); the operands' values do not change the rate.
+template <bool F16>
+__global__ void mma_loop(float* out) {
   unsigned a[4] = {threadIdx.x, 1u, 2u, 3u}, b[2] = {4u, threadIdx.x};
   float acc[kChains][4] = {};
   for (int i = 0; i < kIters; ++i)
 #pragma unroll
-    for (int c = 0; c < kChains; ++c)
-      asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};"
-                   : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
-  float s = 0;
-  for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
-  if (s == 12345.f) out[0] = s;
-}
-
-__global__ void mma_f16_loop(float* out) {
-  unsigned a[4] = {threadIdx.x, 1u, 2u, 3u}, b[2] = {4u, threadIdx.x};
-  float acc[kChains][4] = {};
-  for (int i = 0; i < kIters; ++i)
-#pragma unroll
-    for (int c = 0; c < kChains; ++c)
-      asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
-                   "{%0,%1,%2,%3};"
-                   : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
-                   : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    for (int c = 0; c < kChains; ++c) {
+      if constexpr (F16)
+        asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+      else
+        asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+                     "{%0,%1,%2,%3};"
+                     : "+f"(acc[c][0]), "+f"(acc[c][1]), "+f"(acc[c][2]), "+f"(acc[c][3])
+                     : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    }
   float s = 0;
   for (int c = 0; c < kChains; ++c) s += acc[c][0] + acc[c][1] + acc[c][2] + acc[c][3];
   if (s == 12345.f) out[0] = s;
@@ -134,8 +129,8 @@ int main() {
   const int threads = 256, blocks = prop.multiProcessorCount * 8;
   const double lanes = double(threads) * blocks, warps = lanes / 32;
   const double ffma = median_gflops(2.0 * kChains * kIters * lanes, [&] { ffma_loop<<<blocks, threads>>>(out, 1.0001f, 0.5f); });
-  const double tf32_mma = median_gflops(2.0 * 16 * 8 * 8 * kChains * kIters * warps, [&] { mma_tf32_loop<<<blocks, threads>>>(out); });
-  const double f16_mma = median_gflops(2.0 * 16 * 8 * 16 * kChains * kIters * warps, [&] { mma_f16_loop<<<blocks, threads>>>(out); });
+  const double tf32_mma = median_gflops(2.0 * 16 * 8 * 8 * kChains * kIters * warps, [&] { mma_loop<false><<<blocks, threads>>>(out); });
+  const double f16_mma = median_gflops(2.0 * 16 * 8 * 16 * kChains * kIters * warps, [&] { mma_loop<true><<<blocks, threads>>>(out); });
   check(cudaGetLastError(), "kernels");
   cublasHandle_t h;
   check(cublasCreate(&h), "cublasCreate");

@@ -490,12 +490,7 @@ TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
 // Bound OpenMP (the default above) must not shrink the TBB pool: libgomp binds the thread that starts it to
 // one core and TBB's workers inherit that mask. On the 16-core Xeon stdpar ran on one core, 12x slower.
 TEST(Cli, StdparKeepsEveryCoreUnderBoundOpenMp) {
-  const auto built = [](const std::string& name) {
-    for (const auto& e : all_backends())
-      if (e.name == name) return bool(e.make);
-    return false;
-  };
-  if (!built("stdpar") || !built("openmp")) GTEST_SKIP() << "stdpar or openmp not built";
+  if (!backend_built("stdpar") || !backend_built("openmp")) GTEST_SKIP() << "stdpar or openmp not built";
   const int cores = int(std::thread::hardware_concurrency());
   if (cores < 2) GTEST_SKIP() << "one core: nothing to lose";
   TempDir dir;

@@ -25,11 +25,6 @@
 namespace cnn::test {
 namespace {
 
-bool backend_built(const std::string& name) {
-  for (const auto& e : all_backends())
-    if (e.name == name) return bool(e.make);
-  return false;
-}
 namespace fs = std::filesystem;
 using nlohmann::json;
 

@@ -22,11 +22,18 @@
 
 #include "common/build_info.hpp"
 #include "common/reference.hpp"
+#include "common/registry.hpp"
 
 namespace cnn::test {
 namespace fs = std::filesystem;
 
 fs::path data_dir() { return build_info::data_dir(); }
+
+bool backend_built(const std::string& name) {
+  for (const auto& e : all_backends())
+    if (e.name == name) return bool(e.make);
+  return false;
+}
 
 std::vector<std::string> backend_folders() {
   std::vector<std::string> out;

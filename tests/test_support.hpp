@@ -18,6 +18,7 @@ std::vector<std::string> backend_folders();
 const Dataset& training_images();                 // data/cifar10 (4000 images)
 const Network& trained_network();                 // data/convnetjs-cifar10
 const std::vector<double>& reference_first(std::size_t n);  // FP64 reference of the first n images, cached
+bool backend_built(const std::string& name);      // in this build's registry, with a way to make it
 
 struct CliResult {
   int exit_code;

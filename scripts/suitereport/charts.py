@@ -284,10 +284,8 @@ def draw_portability(groups, out_dir):
     from . import portability, portability_view, safe_io
     runs = [r for g in groups for r in g.runs]
     out = []
-    for n in sorted(portability.image_counts(runs)):
-        v = portability.verdict(runs, n)
-        if len(v.platforms) < 2:
-            continue
+    for v in portability.verdicts(runs):
+        n = v.images
         for kind in portability.KINDS:
             if not any(v.supported(m, None, kind) for m in v.models):
                 continue

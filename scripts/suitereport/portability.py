@@ -230,6 +230,14 @@ def verdict(runs, images=None, platform_ids=None):
     return v
 
 
+def verdicts(runs):
+    """The verdict at every image count that at least two platforms share, fewest images first."""
+    for n in sorted(image_counts(runs)):
+        v = verdict(runs, n)
+        if len(v.platforms) >= 2:
+            yield v
+
+
 def newest_code(runs):
     """Of each model's runs, those of the commit it was measured with last (by report date): an older
     measurement of older code is superseded, not mixed in."""

@@ -150,10 +150,8 @@ def portability_tables(groups):
     them and over those it supports."""
     runs = [r for g in groups for r in g.runs]
     out = []
-    for n in sorted(portability.image_counts(runs)):
-        v = portability.verdict(runs, n)
-        if len(v.platforms) < 2:
-            continue
+    for v in portability.verdicts(runs):
+        n = v.images
         for kind in portability.KINDS:
             cols = ([Column("model")] + [Column(p.platform.label, "pct", f"eff_{p.id}") for p in v.platforms]
                     + [Column("supported", "text", "supported"), Column(f"PP ({kind})", "pct", "pp"),
