@@ -78,10 +78,17 @@ json run_to_json(const RunRecord& r) {
   for (const auto& [k, val] : r.device_info) dev[k] = val;
   j["device_info"] = dev;
   j["memory_bytes"] = {{"host_peak", r.peak_host_memory_bytes}, {"device_peak", r.peak_device_memory_bytes}};
-  if (r.energy_j) {
-    const double images = double(r.images) * double(r.energy_passes);
-    j["energy"] = {{"source", r.energy_source}, {"joules", *r.energy_j}, {"passes", r.energy_passes},
-                   {"images_per_j", *r.energy_j > 0 ? images / *r.energy_j : 0.0}};
+  if (!r.energy_images_per_j.empty()) {
+    const auto& w = r.energy_images_per_j;
+    const double med = median(w);
+    j["energy"] = {{"source", r.energy_source},
+                   {"images_per_j", med},
+                   {"images_per_j_min", *std::min_element(w.begin(), w.end())},
+                   {"images_per_j_max", *std::max_element(w.begin(), w.end())},
+                   {"joules_per_pass", double(r.images) / med},
+                   {"windows", w.size()},
+                   {"passes_per_window", r.energy_passes},
+                   {"window_ms", r.energy_window_ms}};
   } else {
     j["energy"] = {{"source", r.energy_source}, {"unavailable", r.energy_why_not}};
   }

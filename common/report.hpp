@@ -31,9 +31,11 @@ struct RunRecord {
   std::vector<std::pair<std::string, std::string>> device_info;
   std::size_t peak_host_memory_bytes = 0, peak_device_memory_bytes = 0;
   MachineLoad load_start, load_end;  // how busy the machine was around the run
-  // Energy of `energy_passes` timed passes, from `energy_source`; energy_why_not says why there is none.
-  std::optional<double> energy_j;
+  // Images per joule of each energy window (`energy_passes` passes, about energy_window_ms of work), from
+  // `energy_source`; empty, with energy_why_not saying why, where there is no counter or it did not move.
+  std::vector<double> energy_images_per_j;
   std::size_t energy_passes = 0;
+  double energy_window_ms = 0;
   std::string energy_source, energy_why_not;
 
   double forward_median_ms() const;

@@ -510,7 +510,8 @@ TEST(Cli, StdparKeepsEveryCoreUnderBoundOpenMp) {
 namespace cnn::test {
 namespace {
 
-// Every run says how much energy its timed passes took, or why it cannot (RAPL unreadable, no NVML).
+// Every run says how much energy an image takes, from windows of at least a second of passes with their
+// spread, or why it cannot (RAPL unreadable, no NVML).
 TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
   TempDir dir;
   ASSERT_EQ(run_in_process({"--backend", "serial:opt", "--images", "4", "--repeat", "2", "--warmup", "0",
@@ -520,8 +521,10 @@ TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
   EXPECT_EQ(e["source"], "rapl");
   const EnergyCounter rapl = EnergyCounter::cpu();
   if (rapl.available()) {
-    EXPECT_GE(e["joules"].get<double>(), 0.0);
-    EXPECT_EQ(e["passes"], 2);
+    EXPECT_EQ(e["windows"], 3);
+    EXPECT_GE(e["window_ms"].get<double>(), 1000.0);
+    EXPECT_LE(e["images_per_j_min"].get<double>(), e["images_per_j"].get<double>());
+    EXPECT_GE(e["images_per_j_max"].get<double>(), e["images_per_j"].get<double>());
     EXPECT_EQ(j["meta"]["energy"]["cpu"], "rapl");
   } else {
     EXPECT_EQ(e["unavailable"], rapl.why_not());
