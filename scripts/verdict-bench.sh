@@ -18,6 +18,8 @@ step() { echo; echo "=== $* ($(date -u +%T))"; }
 # The libraries the GPU machine lacks travel packed (libdnnl alone is 40 MB of the 64 a call may carry).
 if [ -f "$build/runlibs.tar.xz" ] && [ ! -d "$build/runlibs" ]; then tar -C "$build" -xJf "$build/runlibs.tar.xz"; fi
 export LD_LIBRARY_PATH=$build/runlibs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# A carried build is no build tree there (no CMakeCache.txt above it): name the data (suite's build_info).
+inputs=(--data data/cifar10 --weights data/convnetjs-cifar10)
 py=/usr/bin/python3  # Debian's python3-torch here; the GPU machine's venv there
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
 
@@ -31,11 +33,11 @@ if [ "$kind" = gpu ]; then
   slow='^(openacc:naive|omptarget:layers|omptarget:resident)$'
   fast=$("$suite" --list | awk '/^(cuda|cudnn|openacc|omptarget)[: ]/ && $2 == "yes" {print $1}' | grep -Ev "$slow" | paste -sd, -)
   step "suite: $fast at 1200 and 50000 images"
-  "$suite" --backend "$fast" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
+  "$suite" "${inputs[@]}" --backend "$fast" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
   if [ -x "$build-kokkos/bin/suite" ]; then
     step "Kokkos-CUDA beside the fastest CUDA variant, one process"
-    "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_fp16x3 --images 1200,50000 --repeat 20 \
+    "$build-kokkos/bin/suite" "${inputs[@]}" --backend kokkos,cuda:fused_fp16x3 --images 1200,50000 --repeat 20 \
       --output "$out/kokkos-cuda-suite.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
   fi
   step "the PyTorch peer on the GPU"
@@ -51,16 +53,16 @@ else
   "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json 2>&1 | grep -E "AllThreads.*median" || status=1
   step "suite: every CPU model, every core, 1200 images"
-  "$suite" --backend serial,openmp,stdpar,onednn,kokkos --images 1200 --output "$out/cpu-suite-1200.json" \
+  "$suite" "${inputs[@]}" --backend serial,openmp,stdpar,onednn,kokkos --images 1200 --output "$out/cpu-suite-1200.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
   fast=serial:winograd,openmp:winograd,openmp:image_parallel,stdpar:image_blocks,onednn,kokkos:register_tiles,kokkos:winograd
   step "suite: the fast variants, every core, 50000 images"
-  "$suite" --backend "$fast" --images 50000 --output "$out/cpu-suite-50000.json" \
+  "$suite" "${inputs[@]}" --backend "$fast" --images 50000 --output "$out/cpu-suite-50000.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
   step "thread scaling of the Winograd variants, 50000 images"
   for t in 1 2 4 8 16 32 64; do
     [ "$t" -le "$cores" ] || break
-    "$suite" --backend openmp:winograd,kokkos:winograd --images 50000 --threads "$t" --repeat 3 \
+    "$suite" "${inputs[@]}" --backend openmp:winograd,kokkos:winograd --images 50000 --threads "$t" --repeat 3 \
       --output "$out/threads-$t.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|error' || status=1
   done
   step "the PyTorch peer on the CPU, every core"
