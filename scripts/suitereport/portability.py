@@ -25,7 +25,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import identity
+from . import identity, safe_io
 
 KINDS = ("application", "architectural")
 
@@ -150,12 +150,13 @@ def _peaks(runs):
 
 
 def _read_json(path):
+    """A peak file's JSON, or None where there is none or it is unreadable (bounded, regular files only)."""
+    if not path.is_file():
+        return None
     try:
-        if path.is_file() and path.stat().st_size < 16 * 1024 * 1024:
-            return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
-        pass
-    return None
+        return json.loads(safe_io.read_text(path, "peak file", limit=16 * 1024 * 1024))
+    except (safe_io.UnsafePath, ValueError, RecursionError):
+        return None
 
 
 def _fma_peak(path):
