@@ -72,6 +72,7 @@ json run_to_json(const RunRecord& r) {
                      {"top1_mismatches", v.top1_mismatches},
                      {"near_ties", v.near_ties},
                      {"max_abs_prob_diff", v.max_abs_prob_diff},
+                     {"worst_image", v.worst_image},
                      {"tolerance", v.tolerance},
                      {"passed", v.passed}};
   json dev = json::object();

@@ -1,5 +1,6 @@
 // The Winograd F(4x4, 5x5) matrices (backends/cpu_kernels/winograd_f4x5.hpp): a typo in one entry would
-// still let some images classify right, so the identity is checked here on its own, in FP64, in 1D and 2D.
+// still let some images classify right, so the identity is checked here on its own, in FP64, in 1D and 2D,
+// and so are the hand-paired transforms the variants run.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -42,8 +43,7 @@ TEST(Winograd, TwoDimensionalTileIsTheConvolution) {
   double u[kIn][kIn] = {}, v[kIn][kIn] = {};  // G g GT, BT d B
   for (int k = 0; k < kIn; ++k)
     for (int l = 0; l < kIn; ++l) {
-      for (int a = 0; a < kKernel; ++a)
-        for (int b = 0; b < kKernel; ++b) u[k][l] += kG[k][a] * g[a][b] * kG[l][b];
+      u[k][l] = transformed_weight(&g[0][0], k, l);
       for (int i = 0; i < kIn; ++i)
         for (int j = 0; j < kIn; ++j) v[k][l] += kBT[k][i] * d[i][j] * kBT[l][j];
     }
@@ -56,6 +56,26 @@ TEST(Winograd, TwoDimensionalTileIsTheConvolution) {
         for (int b = 0; b < kKernel; ++b) direct += g[a][b] * d[y + a][x + b];
       EXPECT_NEAR(wino, direct, 1e-11) << "output (" << y << ", " << x << ")";
     }
+}
+
+// The hand-paired transforms every Winograd variant runs are the tables' products, entry by entry.
+TEST(Winograd, PairedTransformsApplyTheTables) {
+  for (int trial = 0; trial < 8; ++trial) {
+    double x[kIn], r[kIn], y[kOut];
+    for (int i = 0; i < kIn; ++i) x[i] = value(300 * trial + i);
+    bt_apply(x, r);
+    at_apply(x, y);
+    for (int k = 0; k < kIn; ++k) {
+      double want = 0;
+      for (int i = 0; i < kIn; ++i) want += kBT[k][i] * x[i];
+      EXPECT_NEAR(r[k], want, 1e-12) << "BT row " << k;
+    }
+    for (int k = 0; k < kOut; ++k) {
+      double want = 0;
+      for (int i = 0; i < kIn; ++i) want += kAT[k][i] * x[i];
+      EXPECT_NEAR(y[k], want, 1e-12) << "AT row " << k;
+    }
+  }
 }
 
 }  // namespace

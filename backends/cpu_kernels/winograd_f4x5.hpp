@@ -7,11 +7,12 @@
 //   G[j][k]  = a_j^k / prod_{l != j} (a_j - a_l)   (the Lagrange denominators sit with the weights,
 //              which are transformed once, in FP64),
 //   BT[j][.] = the coefficients of prod_{l != j} (x - a_l), and for infinity those of prod_l (x - a_l).
-// Every entry of AT and BT is a small dyadic fraction, exact in FP32. winograd_forward.cpp applies AT and BT
-// as hand-paired adds (bt_apply, at_apply); the tests check these tables and every variant, those. Points +-3 (F(6x6,5x5)) lose the
-// 1e-4 validation tolerance in FP32; these keep it (max |p - p_fp64| ~1e-5).
+// Every entry of AT and BT is a small dyadic fraction, exact in FP32; bt_apply and at_apply below apply them
+// as hand-paired adds, and tests/test_winograd.cpp checks both against these tables. Points +-3
+// (F(6x6,5x5)) lose the 1e-4 validation tolerance in FP32; these keep it (max |p - p_fp64| ~1e-5).
 #pragma once
 
+#include "common/fp32_math.hpp"  // CNN_FP32_INLINE: the transforms also run in CUDA device code (Kokkos)
 #include "common/network_spec.hpp"
 
 namespace cnn::winograd {
@@ -49,11 +50,48 @@ inline constexpr double kBT[kIn][kIn] = {
     {0, -1, 0, 5.25, 0, -5.25, 0, 1},
 };
 
+// U = G g GT at element (k, l) for one kKernel x kKernel filter plane g (row-major), in FP64: the weights are
+// transformed once per session and stored as float.
+inline double transformed_weight(const double* g, int k, int l) {
+  double sum = 0;
+  for (int a = 0; a < kKernel; ++a)
+    for (int b = 0; b < kKernel; ++b) sum += kG[k][a] * g[a * kKernel + b] * kG[l][b];
+  return sum;
+}
+
+// BT x for one column x[0..kIn) of floats or SIMD vectors of floats: kBT's rows with the points +-a paired
+// (even and odd powers shared), 26 adds/FMAs instead of its 44 non-zeros.
+template <class T>
+CNN_FP32_INLINE void bt_apply(const T (&x)[kIn], T (&r)[kIn]) {
+  r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+  r[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+  const T e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+  r[1] = e1 + o1;
+  r[2] = e1 - o1;
+  const T e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+  r[3] = e2 + o2;
+  r[4] = e2 - o2;
+  const T e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+  r[5] = e3 + o3;
+  r[6] = e3 - o3;
+}
+
+// AT x: kAT's rows on sums and differences of the +-a pairs, 16 adds/FMAs instead of 22.
+template <class T>
+CNN_FP32_INLINE void at_apply(const T (&x)[kIn], T (&y)[kOut]) {
+  const T s1 = x[1] + x[2], d1 = x[1] - x[2], s2 = x[3] + x[4], d2 = x[3] - x[4], s3 = x[5] + x[6],
+          d3 = x[5] - x[6];
+  y[0] = x[0] + s1 + s2 + s3;
+  y[1] = d1 + 2.0f * d2 + 0.5f * d3;
+  y[2] = s1 + 4.0f * s2 + 0.25f * s3;
+  y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
+}
+
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
 // element-wise stage (64 multiply-adds per channel pair), the input transform BT d B per input channel and
 // the output transform AT M A per filter, plus the FC layer. A transform applies BT (AT) to the 8 columns,
 // then to the 8 (4) rows; with the +-a points paired, BT costs 26 adds or FMAs per 8 values and AT 16
-// (winograd_forward.cpp's bt_apply and at_apply). Each add or FMA counts as one FMA slot, 2 FLOP, as the FMA
+// (bt_apply and at_apply above). Each add or FMA counts as one FMA slot, 2 FLOP, as the FMA
 // peak counts them: the efficiency is the share of the FMA units' slots used.
 inline constexpr int kBtOps = 26, kAtOps = 16;
 constexpr double executed_flop(const ConvSpec& c) {

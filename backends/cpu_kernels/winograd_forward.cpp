@@ -21,32 +21,6 @@ constexpr int kGroup3 = kGroup;
 constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
 static_assert(kGroup % kGroup2 == 0);
 
-// BT x for one column x[0..8) of vectors: kBT's rows, with the points +-a paired (even and odd powers
-// shared): 26 adds/FMAs instead of its 44 non-zeros.
-inline void bt_apply(const V16 (&x)[kIn], V16 (&r)[kIn]) {
-  r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
-  r[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
-  const V16 e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
-  r[1] = e1 + o1;
-  r[2] = e1 - o1;
-  const V16 e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
-  r[3] = e2 + o2;
-  r[4] = e2 - o2;
-  const V16 e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
-  r[5] = e3 + o3;
-  r[6] = e3 - o3;
-}
-
-// AT x: kAT's rows on sums and differences of the +-a pairs, 16 adds/FMAs instead of 22.
-inline void at_apply(const V16 (&x)[kIn], V16 (&y)[kOut]) {
-  const V16 s1 = x[1] + x[2], d1 = x[1] - x[2], s2 = x[3] + x[4], d2 = x[3] - x[4], s3 = x[5] + x[6],
-            d3 = x[5] - x[6];
-  y[0] = x[0] + s1 + s2 + s3;
-  y[1] = d1 + 2.0f * d2 + 0.5f * d3;
-  y[2] = s1 + 4.0f * s2 + 0.25f * s3;
-  y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
-}
-
 // Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
 // than the block, so that the GEMM's loads from all channels (and its stores to all filters) do not map to
 // the same L1 sets, as 4 KB or 8 KB apart they would.
@@ -357,10 +331,7 @@ WinogradConv::WinogradConv(const ConvLayer& layer) : bias(layer.bias) {
       const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kKernel * kKernel;  // [ky][kx]
       for (int k = 0; k < kIn; ++k)
         for (int l = 0; l < kIn; ++l) {
-          double sum = 0;  // (G g GT)[k][l]
-          for (int a = 0; a < kKernel; ++a)
-            for (int b = 0; b < kKernel; ++b) sum += kG[k][a] * g[a * kKernel + b] * kG[l][b];
-          u[(std::size_t(k * kIn + l) * C + c) * F + f] = float(sum);
+          u[(std::size_t(k * kIn + l) * C + c) * F + f] = float(transformed_weight(g, k, l));
         }
     }
 }

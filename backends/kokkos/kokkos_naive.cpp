@@ -44,13 +44,13 @@ class KokkosNaiveSession final : public KokkosSession {
     const long chunk = long(batch());
     ensure_buffers(chunk);
     double t[kLayers.size()] = {};
-    const auto total = std::chrono::steady_clock::now();
+    const StopWatch total;
     for (long first = 0; first < long(n_); first += chunk) {
       const long m = std::min<long>(chunk, long(n_) - first);
       run_chunk(first, m, t);
     }
     for (std::size_t l = 0; l < kLayers.size(); ++l) layers.emplace_back(std::string(kLayers[l].name), t[l]);
-    return ms_since(total);
+    return total.ms();
   }
 
  private:
@@ -69,10 +69,10 @@ class KokkosNaiveSession final : public KokkosSession {
   // Runs f, waits for the device, adds the milliseconds to t.
   template <class F>
   static void timed(double& t, F&& f) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const StopWatch t0;
     f();
     Kokkos::fence();
-    t += ms_since(t0);
+    t += t0.ms();
   }
 
   // Public: nvcc refuses device lambdas inside private member functions.

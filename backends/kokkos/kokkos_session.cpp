@@ -86,22 +86,22 @@ KokkosSession::KokkosSession(const Network& net, const RunConfig& config, std::s
 }
 
 double KokkosSession::upload(const std::uint8_t* pixels, std::size_t n) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const StopWatch t0;
   n_ = n;
   pixels_ = Bytes(Kokkos::view_alloc(Kokkos::WithoutInitializing, "pixels"), n * kImageBytes);
   Kokkos::View<const std::uint8_t*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(pixels, n * kImageBytes);
   Kokkos::deep_copy(pixels_, host);
   probs_ = Floats(std::string("probs"), n * kClasses);
   Kokkos::fence();
-  return ms_since(t0);
+  return t0.ms();
 }
 
 double KokkosSession::download(float* probs) {
-  const auto t0 = std::chrono::steady_clock::now();
+  const StopWatch t0;
   Kokkos::View<float*, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> host(probs, n_ * kClasses);
   Kokkos::deep_copy(host, probs_);
   Kokkos::fence();
-  return ms_since(t0);
+  return t0.ms();
 }
 
 bool KokkosSession::on_device() const { return !kHostSpace; }

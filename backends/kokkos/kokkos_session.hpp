@@ -5,7 +5,6 @@
 #include <Kokkos_Core.hpp>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -16,6 +15,7 @@
 #include "common/backend.hpp"
 #include "common/fp32_math.hpp"
 #include "common/registry.hpp"
+#include "common/timer.hpp"
 
 namespace cnn::kokkos {
 
@@ -174,13 +174,10 @@ class KokkosSession : public Session {
   // A forward() that launches run(first image, count) for every chunk of batch() images and fences once.
   template <class Run>
   double forward_in_chunks(Run&& run) {
-    const auto t0 = std::chrono::steady_clock::now();
+    const StopWatch t0;
     for (std::size_t first = 0; first < n_; first += batch_) run(long(first), long(std::min(batch_, n_ - first)));
     Kokkos::fence();
-    return ms_since(t0);
-  }
-  static double ms_since(std::chrono::steady_clock::time_point t0) {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return t0.ms();
   }
   std::size_t batch_;
   std::size_t n_ = 0;

@@ -37,7 +37,7 @@ class KokkosTeamSession final : public KokkosSession {
   KokkosTeamSession(const Network& net, const RunConfig& config) : KokkosSession(net, config, kAllImages) {}
 
   double forward(LayerTimes&) override {
-    const auto t0 = std::chrono::steady_clock::now();
+    const StopWatch t0;
     const std::uint8_t* px = pixels_.data();
     float* probs = probs_.data();
     const float *w1 = w_[0].data(), *w2 = w_[1].data(), *w3 = w_[2].data();
@@ -69,7 +69,7 @@ class KokkosTeamSession final : public KokkosSession {
       });
     }
     Kokkos::fence();
-    return ms_since(t0);
+    return t0.ms();
   }
 
  private:

@@ -36,43 +36,33 @@ namespace {  // private to kokkos_winograd.cpp (and its test build, tests/CMakeL
 
 constexpr int kLanes = kHostTiling ? 16 : 1;  // images per team
 constexpr int kTeamSize = kHostSpace ? 1 : 128;
-constexpr int kE = 64;  // elements of a transformed tile (winograd::kElems; a plain constant for device code)
+constexpr int kE = winograd::kElems;  // elements of a transformed tile
 
-// BT x on N lanes: r[k * RS + l] = sum_i BT[k][i] x[i * XS + l] (l < N), BT's rows with the points +-a paired
-// (26 adds/FMAs instead of its 44 non-zeros), as winograd_forward.cpp's bt_apply.
+// winograd::bt_apply on N lanes of strided columns: r[k * RS + l] = sum_i BT[k][i] x[i * XS + l] (l < N).
 template <int N, int XS, int RS>
 KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restrict__ r) {
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // one 16-wide vector iteration on a host; unrolled with 1 lane
   for (int l = 0; l < N; ++l) {
-    const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
-                x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
-    r[l] = (x6 - x0) + 5.25f * (x2 - x4);
-    r[7 * RS + l] = (x7 - x1) + 5.25f * (x3 - x5);
-    const float e1 = (x2 + x6) - 4.25f * x4, o1 = (x1 + x5) - 4.25f * x3;
-    r[RS + l] = e1 + o1;
-    r[2 * RS + l] = e1 - o1;
-    const float e2 = (x6 + 0.25f * x2) - 1.25f * x4, o2 = (0.5f * x1 - 2.5f * x3) + 2.0f * x5;
-    r[3 * RS + l] = e2 + o2;
-    r[4 * RS + l] = e2 - o2;
-    const float e3 = (x6 + 4.0f * x2) - 5.0f * x4, o3 = (2.0f * x1 - 2.5f * x3) + 0.5f * x5;
-    r[5 * RS + l] = e3 + o3;
-    r[6 * RS + l] = e3 - o3;
+    float in[winograd::kIn], out[winograd::kIn];
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int i = 0; i < winograd::kIn; ++i) in[i] = x[i * XS + l];
+    winograd::bt_apply(in, out);
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int k = 0; k < winograd::kIn; ++k) r[k * RS + l] = out[k];
   }
 }
 
-// AT x on N lanes: y[i * YS + l] = sum_k AT[i][k] x[k * XS + l], on sums and differences of the +-a pairs
-// (16 adds/FMAs instead of 22), as winograd_forward.cpp's at_apply.
+// winograd::at_apply on N lanes: y[i * YS + l] = sum_k AT[i][k] x[k * XS + l].
 template <int N, int XS, int YS>
 KOKKOS_INLINE_FUNCTION void at_apply(const float* __restrict__ x, float* __restrict__ y) {
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
   for (int l = 0; l < N; ++l) {
-    const float x0 = x[l], x1 = x[XS + l], x2 = x[2 * XS + l], x3 = x[3 * XS + l], x4 = x[4 * XS + l],
-                x5 = x[5 * XS + l], x6 = x[6 * XS + l], x7 = x[7 * XS + l];
-    const float s1 = x1 + x2, d1 = x1 - x2, s2 = x3 + x4, d2 = x3 - x4, s3 = x5 + x6, d3 = x5 - x6;
-    y[l] = x0 + s1 + s2 + s3;
-    y[YS + l] = d1 + 2.0f * d2 + 0.5f * d3;
-    y[2 * YS + l] = s1 + 4.0f * s2 + 0.25f * s3;
-    y[3 * YS + l] = (d1 + x7) + 8.0f * d2 + 0.125f * d3;
+    float in[winograd::kIn], out[winograd::kOut];
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int k = 0; k < winograd::kIn; ++k) in[k] = x[k * XS + l];
+    winograd::at_apply(in, out);
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int i = 0; i < winograd::kOut; ++i) y[i * YS + l] = out[i];
   }
 }
 
@@ -479,15 +469,12 @@ Floats transform_weights(const ConvLayer& layer) {
   for (int f = 0; f < F; ++f)
     for (int c = 0; c < C; ++c) {
       const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps;  // [ky][kx]
-      for (int k = 0; k < 8; ++k)
-        for (int l = 0; l < 8; ++l) {
-          double sum = 0;
-          for (int a = 0; a < 5; ++a)
-            for (int b = 0; b < 5; ++b) sum += winograd::kG[k][a] * g[a * 5 + b] * winograd::kG[l][b];
-          // Host path U[e][c][f], e = 8 k + l; GPU path U[k][c][f][l].
-          const std::size_t at = kHostTiling ? (std::size_t(k * 8 + l) * C + c) * F + f
-                                           : ((std::size_t(k) * C + c) * F + f) * 8 + l;
-          u[at] = float(sum);
+      for (int k = 0; k < winograd::kIn; ++k)
+        for (int l = 0; l < winograd::kIn; ++l) {
+          // Host path U[e][c][f], e = kIn k + l; GPU path U[k][c][f][l].
+          const std::size_t at = kHostTiling ? (std::size_t(k * winograd::kIn + l) * C + c) * F + f
+                                           : ((std::size_t(k) * C + c) * F + f) * winograd::kIn + l;
+          u[at] = float(winograd::transformed_weight(g, k, l));
         }
     }
   return to_view(u, "winograd_u");

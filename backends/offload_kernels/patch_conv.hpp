@@ -9,11 +9,11 @@
 // call), which keeps the 6x6 patch and the accumulators from staying in registers.
 #pragma once
 
-#include <math.h>  // expf: the C name, which GCC's nvptx offload compiler finds in its own libm
-
 #include <cstddef>
 #include <cstdint>
 
+#include "common/fp32_math.hpp"  // normalise_pixel_fp32, softmax_fp32 (OpenACC: `acc routine`; OpenMP: implicitly
+                                 // declare target, as functions defined here and called from target regions)
 #include "common/network_spec.hpp"
 
 // Functions called from compute regions must be compiled for the device: OpenACC marks each one
@@ -43,13 +43,8 @@ OFFLOAD_ROUTINE
 
 OFFLOAD_ROUTINE
 [[gnu::always_inline]] inline float activation(float v) { return v; }
-// normalise_pixel<float>, spelled out (code called from a compute region must be marked for the device),
-// with the division by 255 as a multiplication: at most 1 ulp apart, and PTX's IEEE division costs about
-// as many instructions per input value as the conv does multiply-adds on it.
 OFFLOAD_ROUTINE
-[[gnu::always_inline]] inline float activation(std::uint8_t p) {
-  return static_cast<float>(p) * (1.0f / 255.0f) - 0.5f;
-}
+[[gnu::always_inline]] inline float activation(std::uint8_t p) { return normalise_pixel_fp32(p); }
 
 // One conv output (before bias) as the thesis computes it: the 5x5 window over every input channel,
 // out-of-image taps skipped (zero padding).
@@ -128,14 +123,9 @@ OFFLOAD_ROUTINE
 #pragma GCC unroll 10
     for (int o = 0; o < kClasses; ++o) a[o] += w[o * kFcIn + k] * xk;
   }
-  float amax = a[0];
+  softmax_fp32(a);
 #pragma GCC unroll 10
-  for (int o = 1; o < kClasses; ++o) amax = max_of(amax, a[o]);
-  float sum = 0.0f;
-#pragma GCC unroll 10
-  for (int o = 0; o < kClasses; ++o) sum += (a[o] = expf(a[o] - amax));
-#pragma GCC unroll 10
-  for (int o = 0; o < kClasses; ++o) probs[o] = a[o] / sum;
+  for (int o = 0; o < kClasses; ++o) probs[o] = a[o];
 }
 
 }  // namespace cnn::offload

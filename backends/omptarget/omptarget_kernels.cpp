@@ -183,12 +183,7 @@ void softmax_layer(float* a, int n) {
   const std::size_t len = std::size_t(n) * kClasses;
 #pragma omp target teams distribute parallel for map(tofrom : a[0:len])
   for (int i = 0; i < n; ++i) {
-    float* v = a + std::size_t(i) * kClasses;
-    float amax = v[0];
-    for (int o = 1; o < kClasses; ++o) amax = max_of(amax, v[o]);
-    float sum = 0.0f;
-    for (int o = 0; o < kClasses; ++o) sum += (v[o] = expf(v[o] - amax));
-    for (int o = 0; o < kClasses; ++o) v[o] /= sum;
+    softmax_fp32(a + std::size_t(i) * kClasses);
   }
 }
 

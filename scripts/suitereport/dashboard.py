@@ -2,7 +2,7 @@
 
 Top: a summary a reader can act on. The regressions found (benchmark, platform, size, confidence, and the
 commits that could have caused each: those after the last quiet measurement before the step up to the
-step, with their subjects), the improvements, the latest result against the previous one per machine,
+step, with their subjects, the ones that change code the backend runs first), the improvements, the latest result against the previous one per machine,
 and the commits that did not build or run. Below: one chart per platform x backend x image count, its
 variants as lines in their palette colours (the same as the PNG charts), hovering a point shows the
 commit, its subject, the date, the median and the spread of the passes. Select boxes filter by machine
@@ -41,6 +41,8 @@ td.busy { color: #888; }
 code, .hash { font-family: ui-monospace, monospace; font-size: 12px; }
 ul.range { margin: 0; padding-left: 1.1em; }
 ul.range li { margin: 0; }
+ul.range li.suspect { font-weight: bold; }
+ul.range li.suspect span.why { font-weight: normal; color: #555; }
 .none { color: #555; font-style: italic; }
 .grid { display: flex; flex-wrap: wrap; gap: 18px; }
 #controls { margin: 0.6em 0 0.8em; display: flex; gap: 1.5em; align-items: center; flex-wrap: wrap;
@@ -141,9 +143,20 @@ function stepTable(id, rows, what) {
     h("td", {class: "num"}, s.confidence === null ? "medians only" : (100 * s.confidence).toFixed(2) + " %%", tr);
     commitCell(h("td", {}, null, tr), s.base);
     const ul = h("ul", {class: "range"}, null, h("td", {}, null, tr));
-    const shown = s.range.slice(-6);
-    if (s.range.length > shown.length) h("li", {}, "\\u2026 " + (s.range.length - shown.length) + " earlier", ul);
-    for (const c of shown) commitCell(h("li", {}, null, ul), c);
+    // The commits that change code this backend runs first, marked with where (its folder, shared
+    // kernels, common code: nearest first), then the newest others (results, documents, other backends),
+    // eight lines in all.
+    const suspects = s.suspects.slice(0, 8), named = s.suspects.map(x => x[0]);
+    const room = 8 - suspects.length;  // slice(-0) would keep them all
+    const others = room > 0 ? s.range.filter(c => !named.includes(c)).slice(-room).reverse() : [];
+    for (const [c, why] of suspects) {
+      const li = h("li", {class: "suspect"}, null, ul);
+      commitCell(li, c);
+      h("span", {class: "why"}, " (changes " + why + ")", li);
+    }
+    const hidden = s.range.length - suspects.length - others.length;
+    for (const c of others) commitCell(h("li", {}, null, ul), c);
+    if (hidden > 0) h("li", {}, "\\u2026 " + hidden + " more", ul);
   }
 }
 function latestGrid() {
@@ -339,7 +352,8 @@ def _step(st):
     return {"benchmark": st.series.benchmark, "machine": st.series.machine, "backend": st.series.backend,
               "direction": st.direction, "ratio": _r(st.ratio), "ms": _r(st.point.median_ms),
               "base_ms": _r(_base_ms(st)), "confidence": None if st.confidence is None else _r(st.confidence),
-              "commit": st.point.commit, "base": st.point.base, "range": [c for c, _ in st.range]}
+              "commit": st.point.commit, "base": st.point.base, "range": [c for c, _ in st.range],
+              "suspects": st.suspects}
 
 
 def _finish(a, charts, steps, candidates, latest, used):

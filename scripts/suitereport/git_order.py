@@ -66,3 +66,28 @@ def commits_between(repo, older, newer):
     except (OSError, subprocess.SubprocessError):
         return []
     return r.stdout.split() if r.returncode == 0 else []
+
+
+# What no backend runs: results, documents, the report tools and tests, CI, the embedded data.
+NOT_RUN = ("results", "*.md", "scripts", "tests", ".ci", "fuzz", "benchmarks", "data")
+
+
+def code_of(backend, backends):
+    """Git pathspecs of the code a backend's runs depend on, nearest first: (why, pathspecs) for its own
+    folder, the shared kernels under backends/ (folders of no known backend), and the rest of the code
+    (common/, suite/, the build); never what no backend runs or the other backends' folders."""
+    not_run = [f":(exclude){p}" for p in NOT_RUN]
+    return [("its folder", [f"backends/{backend}"] + not_run),
+            ("shared kernels", ["backends"] + not_run + [f":(exclude)backends/{b}" for b in sorted(backends)]),
+            ("common code", ["."] + not_run + [":(exclude)backends"])]
+
+
+def commits_touching(repo, older, newer, paths):
+    """The commits after `older` up to `newer` that change a file under one of `paths` (git rev-list
+    older..newer -- paths), as a set; empty where git cannot say."""
+    try:
+        r = subprocess.run(["git", "-C", str(repo), "rev-list", f"{older}..{newer}", "--", *paths],
+                           capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    return set(r.stdout.split()) if r.returncode == 0 else set()

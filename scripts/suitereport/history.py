@@ -377,6 +377,7 @@ class Step:
     ratio: float
     p_value: float = None
     basis: str = ""
+    suspects: list = field(default_factory=list)  # [(commit, why)]: the range's commits that change code it runs
 
     @property
     def confidence(self):
@@ -456,11 +457,12 @@ def mark_steps(s, threshold, alpha, include_busy=False):
         base = p
 
 
-def steps(series_list, order, subjects, between=None):
+def steps(series_list, order, subjects, between=None, touching=None):
     """Every step marked by series(), with the commits that could have caused it: those the step's commit
     has and the base's has not (between(base, commit): git rev-list base..commit, so a branch merged
     elsewhere in the topological order is not blamed), else those after the base up to the step in the
-    order."""
+    order. Suspects first: touching(base, commit, backend) names the range's commits that change code
+    the backend runs (git_order.code_of), where a step of that backend most likely comes from."""
     index = {c: i for i, c in enumerate(order)}
     out = []
     cache = {}
@@ -478,9 +480,18 @@ def steps(series_list, order, subjects, between=None):
                 rng = [(c, subjects.get(c, "")) for c in order[lo + 1:hi + 1]]
             else:
                 rng = [(p.commit, p.subject)]
-            out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value))
+            changed = touching(p.base, p.commit, s.backend) if touching and len(rng) > 1 else {}
+            out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value, suspects=suspects(rng, changed)))
     out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
     return out
+
+
+def suspects(rng, changed):
+    """[(commit, why)] of the range's commits that change code the backend runs ({commit: why}, why one of
+    git_order.code_of's), nearest code first, newest first within each."""
+    rank = {"its folder": 0, "shared kernels": 1}
+    newest_first = [c for c, _ in reversed(rng) if c in changed]
+    return [(c, changed[c]) for c in sorted(newest_first, key=lambda c: rank.get(changed[c], 2))]
 
 
 def sustained(st, threshold, alpha):
@@ -539,13 +550,22 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     def between(older, newer):
         return git_order.commits_between(repo_dir, older, newer)
 
-    found = steps(series_list, order, subjects, between)
+    backends = {s.backend for s in series_list}
+
+    def touching(older, newer, backend):
+        found = {}
+        for why, paths in git_order.code_of(backend, backends | {backend}):
+            for c in git_order.commits_touching(repo_dir, older, newer, paths):
+                found.setdefault(c, why)
+        return found
+
+    found = steps(series_list, order, subjects, between, touching)
     candidates = []
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
         known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
-        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between)
+        loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between, touching)
         candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
                       and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,

@@ -357,3 +357,34 @@ def test_hostile_names_cannot_break_the_dashboard_in_a_browser(tmp_path):
     assert len(re.findall(r'<tr class="step-row slower"', dom)) == len(evil)
     assert "pwned" not in re.search(r"<title>([^<]*)</title>", dom).group(1)
     assert "&lt;!--&lt;script&gt;" in dom  # shown as text
+
+
+def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
+    # A throw-away repository: the step's range holds commits that change serial's folder, a shared
+    # kernel folder, common code, another backend, a report and a document.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    git("init", "-q")
+    commits = []
+    for path, subject in (("README", "base"), ("backends/serial/k.cpp", "serial kernel change"),
+                          ("backends/shared/k.hpp", "shared kernel change"), ("common/c.hpp", "contract change"),
+                          ("backends/openmp/k.cpp", "openmp change"), ("results/r.json", "a report"), ("backends/serial/README.md", "serial's figures"),
+                          ("README.md", "docs")):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(subject + "\n")
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)
+        commits.append(git("rev-parse", "HEAD"))
+    entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
+               store_line(commits[-1], "2026-11-02T00:00:00Z", ms=13.0),
+               store_line(commits[0], "2026-11-01T00:00:00Z", backend="openmp", variant="x")]
+    a = history.analyse(entries, repo=repo)
+    [step] = [st for st in a.steps if st.series.benchmark.startswith("serial:opt")]
+    assert [c for c, _ in step.range] == commits[1:]
+    # nearest code first; not the openmp folder, the report or the README
+    assert step.suspects == [(commits[1], "its folder"), (commits[2], "shared kernels"), (commits[3], "common code")]

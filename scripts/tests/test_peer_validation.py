@@ -1,0 +1,61 @@
+"""The PyTorch peer validates as the suite does (common/validation.cpp): same fields, same rule."""
+import importlib
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+
+@pytest.fixture
+def peer(monkeypatch):
+    # A stand-in torch (the real one takes seconds to import): validate() needs only numpy.
+    torch = types.ModuleType("torch")
+    torch.nn = types.SimpleNamespace(Module=object)
+    monkeypatch.setitem(sys.modules, "torch", torch)
+    monkeypatch.delitem(sys.modules, "peer_pytorch", raising=False)
+    return importlib.import_module("peer_pytorch")
+
+
+def reference(n=4):
+    rng = np.random.default_rng(7)
+    r = rng.random((n, 10)) + np.eye(10)[:n] * 3  # class i clearly first for image i
+    return r / r.sum(1, keepdims=True)
+
+
+def test_close_probabilities_pass_and_name_the_worst_image(peer):
+    ref = reference()
+    probs = ref.astype(np.float32)
+    probs[2, 5] += 5e-5
+    v = peer.validate(probs, ref, 4)
+    assert v["passed"] and v["compared"] == 4 and v["worst_image"] == 2
+    assert v["max_abs_prob_diff"] == pytest.approx(5e-5, rel=1e-2)
+
+
+def test_no_image_compared_is_no_pass(peer):
+    v = peer.validate(np.zeros((0, 10), np.float32), reference(), 4)
+    assert v["compared"] == 0 and not v["passed"]
+
+
+def test_nan_fails_with_an_infinite_difference(peer):
+    probs = reference().astype(np.float32)
+    probs[1, 0] = np.nan
+    v = peer.validate(probs, reference(), 4)
+    assert not v["passed"] and v["max_abs_prob_diff"] == float("inf") and v["worst_image"] == 1
+
+
+def test_a_wrong_class_beyond_the_tolerance_fails(peer):
+    probs = reference().astype(np.float32)
+    probs[3] = np.roll(probs[3], 1)
+    v = peer.validate(probs, reference(), 4)
+    assert not v["passed"] and v["top1_mismatches"] == 1
+
+
+def test_images_cycle_through_the_reference(peer):
+    ref = reference(2)
+    probs = np.concatenate([ref, ref, ref]).astype(np.float32)
+    v = peer.validate(probs, ref, 2)
+    assert v["passed"] and v["compared"] == 6
