@@ -38,32 +38,29 @@ constexpr int kLanes = kHostTiling ? 16 : 1;  // images per team
 constexpr int kTeamSize = kHostSpace ? 1 : 128;
 constexpr int kE = winograd::kElems;  // elements of a transformed tile
 
-// winograd::bt_apply on N lanes of strided columns: r[k * RS + l] = sum_i BT[k][i] x[i * XS + l] (l < N).
-template <int N, int XS, int RS>
-KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restrict__ r) {
+// A transform of winograd_f4x5.hpp on N lanes of strided columns: BT (OUT = kIn outputs) or AT (OUT = kOut),
+// r[k * RS + l] = sum_i M[k][i] x[i * XS + l] for k < OUT, l < N.
+template <int OUT, int N, int XS, int RS>
+KOKKOS_INLINE_FUNCTION void transform_lanes(const float* __restrict__ x, float* __restrict__ r) {
+  static_assert(OUT == winograd::kIn || OUT == winograd::kOut);
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // one 16-wide vector iteration on a host; unrolled with 1 lane
   for (int l = 0; l < N; ++l) {
-    float in[winograd::kIn], out[winograd::kIn];
+    float in[winograd::kIn], out[OUT];
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int i = 0; i < winograd::kIn; ++i) in[i] = x[i * XS + l];
-    winograd::bt_apply(in, out);
+    if constexpr (OUT == winograd::kIn) winograd::bt_apply(in, out);
+    else winograd::at_apply(in, out);
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < winograd::kIn; ++k) r[k * RS + l] = out[k];
+    for (int k = 0; k < OUT; ++k) r[k * RS + l] = out[k];
   }
 }
-
-// winograd::at_apply on N lanes: y[i * YS + l] = sum_k AT[i][k] x[k * XS + l].
+template <int N, int XS, int RS>
+KOKKOS_INLINE_FUNCTION void bt_apply(const float* __restrict__ x, float* __restrict__ r) {
+  transform_lanes<winograd::kIn, N, XS, RS>(x, r);
+}
 template <int N, int XS, int YS>
 KOKKOS_INLINE_FUNCTION void at_apply(const float* __restrict__ x, float* __restrict__ y) {
-  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-  for (int l = 0; l < N; ++l) {
-    float in[winograd::kIn], out[winograd::kOut];
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < winograd::kIn; ++k) in[k] = x[k * XS + l];
-    winograd::at_apply(in, out);
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int i = 0; i < winograd::kOut; ++i) y[i * YS + l] = out[i];
-  }
+  transform_lanes<winograd::kOut, N, XS, YS>(x, y);
 }
 
 // AT[i][k] (winograd::kAT as float, computed so that device code needs no table): the k-th point to the i-th

@@ -23,6 +23,14 @@ def add_report_paths(parser):
                              "results/local/)")
 
 
+def add_step_options(parser, threshold_help):
+    """--threshold and --alpha: when a change of a benchmark's median counts (gate.decide)."""
+    from .gate import DEFAULT_ALPHA
+    parser.add_argument("--threshold", default="10%", metavar="PCT", help=threshold_help)
+    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA, metavar="P",
+                        help="significance level of the one-sided Mann-Whitney U test (default: %(default)s)")
+
+
 def run(prog, main, argv=None):
     try:
         return main(sys.argv[1:] if argv is None else argv)

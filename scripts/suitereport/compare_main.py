@@ -51,10 +51,7 @@ def main(argv):
         "failed validation; 2: bad input."))
     p.add_argument("base", metavar="BASE", help="report file or folder: the reference (e.g. main's)")
     p.add_argument("new", metavar="NEW", help="report file or folder: the candidate")
-    p.add_argument("--threshold", default="10%", metavar="PCT",
-                   help="fail when NEW's forward median is more than this much above BASE's (default: 10%%)")
-    p.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
-                   help="significance level of the Mann-Whitney U test (default: %(default)s)")
+    cli.add_step_options(p, "fail when NEW's forward median is more than this much above BASE's (default: 10%%)")
     p.add_argument("--format", choices=("md", "csv"), default="md", help="output format (default: md)")
     p.add_argument("--across-platforms", action="store_true",
                    help="compare even when BASE and NEW ran on different platforms (CPU model and cores, "

@@ -13,7 +13,7 @@ import hashlib
 import shlex
 from pathlib import Path
 
-from . import cli, gate, history, load, safe_io
+from . import cli, history, load, safe_io
 from .compare_main import parse_threshold
 
 DEFAULT_STORE = load.DEFAULT_RESULTS / "history" / "store.jsonl"
@@ -160,14 +160,18 @@ def _probe(args, backends=None):
     return probe
 
 
+def holding_workdir(command):
+    """A command that locks the work folder (_probe) and lets it go however it ends."""
+    def run(args):
+        try:
+            return command(args)
+        finally:
+            _release(args)
+    return run
+
+
+@holding_workdir
 def cmd_backfill(args):
-    try:
-        return _backfill(args)
-    finally:
-        _release(args)
-
-
-def _backfill(args):
     from . import backfill
     probe = _probe(args, [b for b in args.backends.split(",") if b])
     commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
@@ -185,14 +189,8 @@ def _backfill(args):
     return cli.EXIT_OK
 
 
+@holding_workdir
 def cmd_bisect(args):
-    try:
-        return _bisect(args)
-    finally:
-        _release(args)
-
-
-def _bisect(args):
     from . import bisect
     probe = _probe(args)
     found = bisect.bisect(probe, args.benchmark, args.good, args.bad, args.threshold, args.alpha,
@@ -319,10 +317,7 @@ def main(argv):
                        help="the repository whose commit order is used (default: the one these scripts are in)")
         s.set_defaults(func=func)
     for s in (sub.choices["plot"], sub.choices["html"], c):
-        s.add_argument("--threshold", default="10%", metavar="PCT",
-                       help="a step is a change beyond this (default: 10%%) and beyond the noise")
-        s.add_argument("--alpha", type=float, default=gate.DEFAULT_ALPHA, metavar="P",
-                       help="significance level of the step test (default: %(default)s)")
+        cli.add_step_options(s, "a step is a change beyond this (default: 10%%) and beyond the noise")
     for s in sub.choices.values():
         s.add_argument("--store", default=str(DEFAULT_STORE), metavar="PATH",
                        help="the store, JSON lines (default: results/history/store.jsonl)")
