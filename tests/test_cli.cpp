@@ -358,6 +358,22 @@ TEST(Failures, DirectoryWhereAFileIsExpected) {
   expect_one_error_line(r.err, "is a directory");
 }
 
+// A binary linked with the GPU vendor libraries cannot start under `ulimit -v 600000`: the loader cannot map
+// libcublasLt's 500 MB before main. A CPU run maps none of them, and validates.
+TEST(Failures, ACpuRunNeedsNoRoomForGpuLibraries) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
+#endif
+  TempDir dir;
+  const CliResult r = run_suite({"--backend", "serial", "--images", "100", "--quiet", "--output",
+                                 (dir / "r.json").string()},
+                                within_small_address_space());
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json report = read_json(dir / "r.json");
+  ASSERT_FALSE(report["runs"].empty());
+  for (const json& run : report["runs"]) EXPECT_TRUE(run["validation"]["passed"].get<bool>()) << run["variant"];
+}
+
 TEST(Failures, ReadOnlyOutputDirectoryEvenForRoot) {
   const Result r = run_in_process({"--backend", "serial", "--images", "1", "--output", "/proc/suite-report.json"});
   EXPECT_EQ(r.code, 1);

@@ -1,5 +1,6 @@
 #include "tests/test_support.hpp"
 
+#include <elf.h>
 #include <fcntl.h>
 #include <pty.h>
 #include <sys/resource.h>
@@ -79,6 +80,13 @@ std::string slurp(const fs::path& p) {
 
 CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
 
+Launch within_small_address_space() {
+  Launch how;
+  how.address_space_limit = 256L << 20;
+  how.env = {"OMP_NUM_THREADS=2"};
+  return how;
+}
+
 namespace {
 
 // In a forked child: says on its stderr why it cannot go on, then exits with `code`. strerrordesc_np, not
@@ -88,6 +96,13 @@ namespace {
   for (const char* part : {"suite test launcher: ", what, " '", path, "': ", why ? why : "unknown error", "\n"})
     (void)!::write(STDERR_FILENO, part, std::strlen(part));
   ::_exit(code);
+}
+
+// In a forked child: sets a resource limit from Launch (-1: leaves the inherited one).
+void limit_child(int resource, long bytes, const char* what, const char* binary) {
+  if (bytes < 0) return;
+  const struct rlimit limit = {rlim_t(bytes), rlim_t(bytes)};
+  if (::setrlimit(resource, &limit) != 0) child_fails(124, what, binary);
 }
 
 // The build tree's shared libraries that `binary` loads (omptarget's offload library), as ldd lists them.
@@ -181,10 +196,8 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     if (how.delete_cwd && ::rmdir(how.cwd.c_str()) != 0) child_fails(126, "cannot remove", how.cwd.c_str());
     for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
     if (how.ignore_sigint) ::signal(SIGINT, SIG_IGN);
-    if (how.file_size_limit >= 0) {
-      const struct rlimit limit = {rlim_t(how.file_size_limit), rlim_t(how.file_size_limit)};
-      if (::setrlimit(RLIMIT_FSIZE, &limit) != 0) child_fails(124, "cannot set RLIMIT_FSIZE for", binary.c_str());
-    }
+    limit_child(RLIMIT_FSIZE, how.file_size_limit, "cannot set RLIMIT_FSIZE for", binary.c_str());
+    limit_child(RLIMIT_AS, how.address_space_limit, "cannot set RLIMIT_AS for", binary.c_str());
     if (drop_root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) child_fails(125, "cannot become nobody to run", binary.c_str());
     ::execv(binary.c_str(), argv.data());
     child_fails(127, "cannot execute", binary.c_str());
@@ -237,6 +250,45 @@ TempDir::~TempDir() {
   std::error_code ec;
   fs::permissions(path, fs::perms::owner_all, fs::perm_options::add, ec);
   fs::remove_all(path, ec);
+}
+
+namespace {
+
+// A T at `offset` of an ELF file's bytes; throws when the file is too short for it.
+template <typename T>
+T elf_read(const std::string& bytes, std::uint64_t offset, const fs::path& file) {
+  T value;
+  if (offset > bytes.size() || bytes.size() - offset < sizeof value)
+    throw std::runtime_error(file.string() + ": truncated ELF file");
+  std::memcpy(&value, bytes.data() + offset, sizeof value);
+  return value;
+}
+
+}  // namespace
+
+std::vector<std::string> needed_libraries(const fs::path& elf) {
+  const std::string bytes = slurp(elf);
+  const auto header = elf_read<Elf64_Ehdr>(bytes, 0, elf);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    throw std::runtime_error(elf.string() + ": not a 64-bit ELF file");
+  auto section = [&](std::uint64_t i) {
+    return elf_read<Elf64_Shdr>(bytes, header.e_shoff + i * header.e_shentsize, elf);
+  };
+  std::vector<std::string> needed;
+  for (std::uint64_t i = 0; i < header.e_shnum; ++i) {
+    const Elf64_Shdr dynamic = section(i);
+    if (dynamic.sh_type != SHT_DYNAMIC) continue;
+    const Elf64_Shdr strings = section(dynamic.sh_link);
+    for (std::uint64_t at = 0; at + sizeof(Elf64_Dyn) <= dynamic.sh_size; at += sizeof(Elf64_Dyn)) {
+      const auto entry = elf_read<Elf64_Dyn>(bytes, dynamic.sh_offset + at, elf);
+      if (entry.d_tag != DT_NEEDED) continue;
+      const std::uint64_t name = strings.sh_offset + entry.d_un.d_val;
+      const std::size_t end = name < bytes.size() ? bytes.find('\0', name) : std::string::npos;
+      if (end == std::string::npos) throw std::runtime_error(elf.string() + ": truncated ELF file");
+      needed.push_back(bytes.substr(name, end - name));
+    }
+  }
+  return needed;
 }
 
 void write_bytes(const fs::path& file, const std::string& bytes) {

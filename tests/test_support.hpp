@@ -36,6 +36,7 @@ struct Launch {
   // Drop root (uid/gid 65534) when running as root; the binary then runs from a copy that nobody can reach.
   bool as_nobody = false;
   long file_size_limit = -1;                    // RLIMIT_FSIZE in bytes (`ulimit -f`); -1: inherited
+  long address_space_limit = -1;                // RLIMIT_AS in bytes (`ulimit -v` x 1024); -1: inherited
   bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
   bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
   std::filesystem::path binary;                 // empty: the build tree's suite
@@ -50,6 +51,16 @@ inline CliResult run_suite_with_env(const std::vector<std::string>& args, std::v
   how.env = std::move(env);
   return run_suite(args, how);
 }
+
+// The DT_NEEDED entries of a 64-bit ELF file (the libraries the loader maps before main), in file order;
+// throws std::runtime_error for anything else.
+std::vector<std::string> needed_libraries(const std::filesystem::path& elf);
+
+// How the tests show that a CPU run maps no GPU vendor library: RLIMIT_AS of 256 MiB, where a serial run of
+// 100 images needs about 75 MiB and a binary linked with cuDNN and cuBLAS cannot start below 743 MiB
+// (libcublasLt alone maps 500 MB; measured on a 2-core EPYC, 2026-11-24). OMP_NUM_THREADS=2 keeps the need
+// the same on every machine: each thread of the FP64 reference's OpenMP loop reserves an 8 MiB stack.
+Launch within_small_address_space();
 
 // Copies the suite binary and the build tree's shared libraries it loads (ldd) into `dir`; returns the
 // copy's path. It finds those libraries through its RUNPATH, or LD_LIBRARY_PATH=dir where that cannot be reached.
