@@ -5,7 +5,7 @@
 //   openmp:image_parallel runs them.
 // - serial:winograd: the Winograd steps of each conv (input transform, element-wise GEMMs, output
 //   transform + bias + pool + ReLU) on one thread, and each whole conv (conv_relu_poolN) on a group of
-//   winograd::kGroup images; "images/s" counts the images one call covers.
+//   winograd::kImageGroup images; "images/s" counts the images one call covers.
 // Counter "images/s" is the batch size times the rate.
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -87,12 +87,12 @@ void register_opt() {
 
 using WinogradStep = void (*)(const winograd::PackedNetwork&, winograd::Scratch&);
 
-// One group's scratch holding real activations (images 0..kGroup-1), the winograd network once per process.
+// One group's scratch holding real activations (images 0..kImageGroup-1), the winograd network once per process.
 void BM_Winograd(benchmark::State& state, WinogradStep step, int images_per_call) {
   static const winograd::PackedNetwork net(network());
   winograd::Scratch s;
-  float probs[winograd::kGroup * kClasses];
-  winograd::forward_images(net, images().image(0), winograd::kGroup, s, probs);
+  float probs[winograd::kImageGroup * kClasses];
+  winograd::forward_images(net, images().image(0), winograd::kImageGroup, s, probs);
   for (auto _ : state) {
     step(net, s);
     benchmark::ClobberMemory();
@@ -101,14 +101,14 @@ void BM_Winograd(benchmark::State& state, WinogradStep step, int images_per_call
 }
 
 void register_winograd() {
-  constexpr int G = winograd::kGroup;
+  constexpr int G = winograd::kImageGroup;
   const std::tuple<const char*, WinogradStep, int> steps[] = {
       {"conv1_input_transform", winograd::input_transform1, 1},
       {"conv1_elementwise_output_transform_relu_pool", winograd::elementwise_output_transform1, 1},
       {"conv_relu_pool1", winograd::conv_relu_pool1, G},
-      {"conv2_input_transform", winograd::input_transform2, winograd::kGroup2},
-      {"conv2_elementwise", winograd::elementwise2, winograd::kGroup2},
-      {"conv2_output_transform_relu_pool", winograd::output_transform2, winograd::kGroup2},
+      {"conv2_input_transform", winograd::input_transform2, winograd::kImageGroup2},
+      {"conv2_elementwise", winograd::elementwise2, winograd::kImageGroup2},
+      {"conv2_output_transform_relu_pool", winograd::output_transform2, winograd::kImageGroup2},
       {"conv_relu_pool2", winograd::conv_relu_pool2, G},
       {"conv3_input_transform", winograd::input_transform3, G},
       {"conv3_elementwise", winograd::elementwise3, G},

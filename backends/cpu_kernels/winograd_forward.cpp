@@ -17,9 +17,9 @@ using simd::store;
 using simd::vmax;
 
 // Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
-constexpr int kGroup3 = kGroup;
+constexpr int kImageGroup3 = kImageGroup;
 constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
-static_assert(kGroup % kGroup2 == 0);
+static_assert(kImageGroup % kImageGroup2 == 0);
 
 // Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
 // than the block, so that the GEMM's loads from all channels (and its stores to all filters) do not map to
@@ -308,16 +308,16 @@ void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
   elementwise_output_transform<kConv1, 1, kConv1Filters>(n.conv1, s.v.data(), out, kConv2.pad);
 }
 
-// The sub-group first .. first + kGroup2 - 1 of conv2's steps.
+// The sub-group first .. first + kImageGroup2 - 1 of conv2's steps.
 void input2(Scratch& s, int first) {
-  const float* in[kGroup2];
-  for (int g = 0; g < kGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
-  input_transform<kConv2, kGroup2>(in, s.v.data());
+  const float* in[kImageGroup2];
+  for (int g = 0; g < kImageGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
+  input_transform<kConv2, kImageGroup2>(in, s.v.data());
 }
 void output2(const PackedNetwork& n, Scratch& s, int first) {
-  float* out[kGroup2];
-  for (int g = 0; g < kGroup2; ++g) out[g] = s.image[std::size_t(first + g)].in3.data();
-  output_transform<kConv2, kGroup2>(s.m.data(), n.conv2.bias, out, kConv3.pad);
+  float* out[kImageGroup2];
+  for (int g = 0; g < kImageGroup2; ++g) out[g] = s.image[std::size_t(first + g)].in3.data();
+  output_transform<kConv2, kImageGroup2>(s.m.data(), n.conv2.bias, out, kConv3.pad);
 }
 
 }  // namespace
@@ -341,15 +341,15 @@ PackedNetwork::PackedNetwork(const Network& net)
 
 Scratch::Scratch()
     : v(std::max({transformed_floats<kConv1>(1, kConv1.in_channels),
-                  transformed_floats<kConv2>(kGroup2, kConv2.in_channels),
-                  transformed_floats<kConv3>(kGroup3, kConv3.in_channels)})),
-      m(std::max(transformed_floats<kConv2>(kGroup2, kConv2.filters),
-                 transformed_floats<kConv3>(kGroup3, kConv3.filters))) {}
+                  transformed_floats<kConv2>(kImageGroup2, kConv2.in_channels),
+                  transformed_floats<kConv3>(kImageGroup3, kConv3.in_channels)})),
+      m(std::max(transformed_floats<kConv2>(kImageGroup2, kConv2.filters),
+                 transformed_floats<kConv3>(kImageGroup3, kConv3.filters))) {}
 
 void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0); }
 void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) { elementwise_output1(n, s, 0); }
 void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
-  for (int g = 0; g < kGroup; ++g) {
+  for (int g = 0; g < kImageGroup; ++g) {
     input1(s, g);
     elementwise_output1(n, s, g);
   }
@@ -357,11 +357,11 @@ void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
 
 void input_transform2(const PackedNetwork&, Scratch& s) { input2(s, 0); }
 void elementwise2(const PackedNetwork& n, Scratch& s) {
-  elementwise_layer<kConv2, kGroup2>(n.conv2, s.v.data(), s.m.data());
+  elementwise_layer<kConv2, kImageGroup2>(n.conv2, s.v.data(), s.m.data());
 }
 void output_transform2(const PackedNetwork& n, Scratch& s) { output2(n, s, 0); }
 void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
-  for (int first = 0; first < kGroup; first += kGroup2) {
+  for (int first = 0; first < kImageGroup; first += kImageGroup2) {
     input2(s, first);
     elementwise2(n, s);
     output2(n, s, first);
@@ -369,17 +369,17 @@ void conv_relu_pool2(const PackedNetwork& n, Scratch& s) {
 }
 
 void input_transform3(const PackedNetwork&, Scratch& s) {
-  const float* in[kGroup3];
-  for (int g = 0; g < kGroup3; ++g) in[g] = s.image[std::size_t(g)].in3.data();
-  input_transform<kConv3, kGroup3>(in, s.v.data());
+  const float* in[kImageGroup3];
+  for (int g = 0; g < kImageGroup3; ++g) in[g] = s.image[std::size_t(g)].in3.data();
+  input_transform<kConv3, kImageGroup3>(in, s.v.data());
 }
 void elementwise3(const PackedNetwork& n, Scratch& s) {
-  elementwise_layer<kConv3, kGroup3>(n.conv3, s.v.data(), s.m.data());
+  elementwise_layer<kConv3, kImageGroup3>(n.conv3, s.v.data(), s.m.data());
 }
 void output_transform3(const PackedNetwork& n, Scratch& s) {
-  float* out[kGroup3];
-  for (int g = 0; g < kGroup3; ++g) out[g] = s.image[std::size_t(g)].pooled.data();
-  output_transform<kConv3, kGroup3>(s.m.data(), n.conv3.bias, out, 0);
+  float* out[kImageGroup3];
+  for (int g = 0; g < kImageGroup3; ++g) out[g] = s.image[std::size_t(g)].pooled.data();
+  output_transform<kConv3, kImageGroup3>(s.m.data(), n.conv3.bias, out, 0);
 }
 void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
   input_transform3(n, s);
@@ -387,23 +387,23 @@ void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
   output_transform3(n, s);
 }
 
-void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kGroup], Scratch& s,
-                   float* const (&probs)[kGroup]) {
+void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kImageGroup], Scratch& s,
+                   float* const (&probs)[kImageGroup]) {
   const FlushDenormals ftz;  // common/flush_denormals.hpp says why
-  for (int g = 0; g < kGroup; ++g) fast::load_image(pixels[g], s.image[std::size_t(g)]);
+  for (int g = 0; g < kImageGroup; ++g) fast::load_image(pixels[g], s.image[std::size_t(g)]);
   conv_relu_pool1(n, s);
   conv_relu_pool2(n, s);
   conv_relu_pool3(n, s);
-  for (int g = 0; g < kGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);
+  for (int g = 0; g < kImageGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);
 }
 
 void forward_images(const PackedNetwork& net, const std::uint8_t* pixels, std::size_t n, Scratch& s,
                     float* probs) {
-  float spare[kGroup][kClasses];
-  for (std::size_t first = 0; first < n; first += kGroup) {
-    const std::uint8_t* px[kGroup];
-    float* out[kGroup];
-    for (std::size_t g = 0; g < std::size_t(kGroup); ++g) {
+  float spare[kImageGroup][kClasses];
+  for (std::size_t first = 0; first < n; first += kImageGroup) {
+    const std::uint8_t* px[kImageGroup];
+    float* out[kImageGroup];
+    for (std::size_t g = 0; g < std::size_t(kImageGroup); ++g) {
       const bool real = first + g < n;
       px[g] = pixels + (real ? first + g : n - 1) * kImageBytes;
       out[g] = real ? probs + (first + g) * kClasses : spare[g];

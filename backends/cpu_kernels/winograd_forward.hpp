@@ -10,7 +10,7 @@
 //   3. output transform, bias, 2x2 max pool and ReLU on registers, Y = AT M A, scattered into the next
 //      layer's padded planes (conv3: the FC's input).
 // conv1 (3 channels) fuses steps 2 and 3: its sums over channels are too short to pay for storing M.
-// Images go through in groups of kGroup (conv3 has only 4 tiles per image: 4 images fill a 16-lane vector).
+// Images go through in groups of kImageGroup (conv3 has only 4 tiles per image: 4 images fill a 16-lane vector).
 #pragma once
 
 #include <array>
@@ -21,8 +21,8 @@
 
 namespace cnn::winograd {
 
-inline constexpr int kGroup = 4;   // images per forward_group
-inline constexpr int kGroup2 = 1;  // images per pass through conv2's three steps (its 16 tiles fill a vector)
+inline constexpr int kImageGroup = 4;   // images per forward_group
+inline constexpr int kImageGroup2 = 1;  // images per pass through conv2's three steps (its 16 tiles fill a vector)
 
 // Transformed weights of one conv layer: U[e][c][f], so that one (e, c)'s filters are contiguous.
 struct WinogradConv {
@@ -53,13 +53,13 @@ class AlignedFloats {
 
 // Every buffer of one group; one per thread.
 struct Scratch {
-  std::array<fast::Scratch, kGroup> image;  // per image: padded planes (fast_forward's layout), FC input
+  std::array<fast::Scratch, kImageGroup> image;  // per image: padded planes (fast_forward's layout), FC input
   AlignedFloats v, m;                        // transformed inputs, element-wise products
   Scratch();
 };
 
 // The steps, exposed for the micro-benchmarks. Single steps of conv1 run on the group's first image, of conv2
-// on its first kGroup2 images, of conv3 on the whole group; conv_relu_poolN on the whole group.
+// on its first kImageGroup2 images, of conv3 on the whole group; conv_relu_poolN on the whole group.
 void input_transform1(const PackedNetwork& n, Scratch& s);   // image[0].in1 -> v
 void elementwise_output_transform1(const PackedNetwork& n, Scratch& s);  // v -> image[0].in2 (steps 2+3 fused)
 void conv_relu_pool1(const PackedNetwork& n, Scratch& s);    // all three, every image
@@ -72,11 +72,11 @@ void elementwise3(const PackedNetwork& n, Scratch& s);
 void output_transform3(const PackedNetwork& n, Scratch& s);  // m -> image[].pooled
 void conv_relu_pool3(const PackedNetwork& n, Scratch& s);
 
-// kGroup images: pixels[g] -> probs[g] (10 each). Callers with fewer images repeat one.
-void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kGroup], Scratch& s,
-                   float* const (&probs)[kGroup]);
+// kImageGroup images: pixels[g] -> probs[g] (10 each). Callers with fewer images repeat one.
+void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kImageGroup], Scratch& s,
+                   float* const (&probs)[kImageGroup]);
 
-// n images (any n >= 0), kGroup at a time on this thread, the last group padded by repeating an image.
+// n images (any n >= 0), kImageGroup at a time on this thread, the last group padded by repeating an image.
 void forward_images(const PackedNetwork& net, const std::uint8_t* pixels, std::size_t n, Scratch& s,
                     float* probs);
 

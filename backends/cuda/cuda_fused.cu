@@ -27,10 +27,10 @@ constexpr int kThreads = 256;
 constexpr int P1 = kConv1.padded_side(), P2 = kConv2.padded_side(), P3 = kConv3.padded_side();
 constexpr int kIn1 = kConv1.in_channels * P1 * P1, kIn2 = kConv2.in_channels * P2 * P2;
 constexpr int kIn3 = kConv3.in_channels * P3 * P3, kPooled = kFc.inputs();
-constexpr int kGroups2 = 4, kNF2 = kConv2.filters / kGroups2;  // conv2: 4 filter groups of 5
+constexpr int kFilterGroups2 = 4, kNF2 = kConv2.filters / kFilterGroups2;  // conv2: 4 filter groups of 5
 constexpr int kW2Count = int(kConv2.weight_count());
-constexpr int kW2Quad = kConv2.in_channels * kTaps * kGroups2 * 4;  // first 4 filters of each group
-constexpr int kW2Rest = kConv2.in_channels * kTaps * kGroups2;      // the fifth
+constexpr int kW2Quad = kConv2.in_channels * kTaps * kFilterGroups2 * 4;  // first 4 filters of each group
+constexpr int kW2Rest = kConv2.in_channels * kTaps * kFilterGroups2;      // the fifth
 constexpr std::size_t kSharedBytes = std::size_t(kIn1 + kIn2 + kPooled + 16 + kW2Quad + kW2Rest) * sizeof(float);
 static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
 // conv3's threads: one per pooled output and pair of filters.
@@ -76,7 +76,7 @@ __device__ __forceinline__ void conv2_2x2(const float* in, int py, int px, int g
     float patch[6][6];
     load_patch<P>(in + (c * P + 2 * py) * P + 2 * px, patch);
     accumulate_taps(acc, patch, [&](int tap, float (&wt)[5]) {
-      const int i = (c * kTaps + tap) * kGroups2 + g;
+      const int i = (c * kTaps + tap) * kFilterGroups2 + g;
       const float4 q4 = wq[i];
       wt[0] = q4.x, wt[1] = q4.y, wt[2] = q4.z, wt[3] = q4.w, wt[4] = wr[i];
     });
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(kThreads, 3) fused_kernel(const std::uint8_t* 
   // conv2 weights, canonical [f][c][tap] -> [c][tap][group][first four] and [c][tap][group] (fifth).
   for (int i = t; i < kW2Count; i += kThreads) {
     const int f = i / (kConv2.in_channels * kTaps), rest = i % (kConv2.in_channels * kTaps);
-    const int g = f / kNF2, j = f % kNF2, slot = rest * kGroups2 + g;
+    const int g = f / kNF2, j = f % kNF2, slot = rest * kFilterGroups2 + g;
     const float v = __ldg(w2 + i);
     if (j < 4)
       reinterpret_cast<float*>(w2q)[slot * 4 + j] = v;

@@ -1,5 +1,5 @@
 // The skeleton of the tensor-core fused variants (cuda:fused_tf32x3, cuda:fused_fp16x3): cuda:fused_persistent's
-// structure (the whole network in one kernel, one block per SM on kGroup images at a time, every weight and
+// structure (the whole network in one kernel, one block per SM on kImageGroup images at a time, every weight and
 // activation in shared memory, uint8 in, 10 probabilities out) with each convolution as an implicit GEMM
 // per image on mma.sync: M = conv output pixels (16 per tile), N = filters (8 per tile: 16 exactly, 20
 // padded to 24), K = channels x 25 taps. An Arith policy (each variant's .cu file) says how FP32 accuracy
@@ -30,7 +30,7 @@
 namespace cnn::cuda::fused_mma {
 namespace {
 
-constexpr int kGroup = 3;  // images per group: what the shared memory holds beside the weight fragments
+constexpr int kImageGroup = 3;  // images per group: what the shared memory holds beside the weight fragments
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
 constexpr int kMmaM = 16, kMmaN = 8;
 
@@ -110,7 +110,8 @@ struct Layout {
   static constexpr int kItems1 = kConv1.pooled_side();             // per image: a pooled row
   static constexpr int kItems2 = kConv2.pooled_side() * 2 / kMt2;  // two pooled rows
   static constexpr int kItems3 = kConv3.pooled_side();             // a pooled row
-  static_assert(kGroup * kItems1 % kWarps == 0 && kGroup * kItems2 % kWarps == 0 && kGroup * kItems3 % kWarps == 0,
+  static_assert(kImageGroup * kItems1 % kWarps == 0 && kImageGroup * kItems2 % kWarps == 0 &&
+                    kImageGroup * kItems3 % kWarps == 0,
                 "every warp gets the same work per layer");
 
   // Shared memory, in 32-bit words: weight fragments, K-offset tables, then per image conv1's input
@@ -123,11 +124,11 @@ struct Layout {
   static constexpr int kIn1 = (Conv1::kPlanes + 1) / 2 * 2;
   static constexpr int kIn2 = Conv2::kPlanes, kPooled = kFc.inputs();
   static constexpr int kImage = kIn1 + kIn2 + kPooled;
-  static constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kGroup * kImage) * 4;
+  static constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kImageGroup * kImage) * 4;
   static_assert(Conv3::kPlanes <= kIn1, "conv3's input aliases conv1's");
   static_assert(kFragWords % 4 == 0 && kOffsetWords % 4 == 0, "fragments staged as 16 bytes, tables aligned");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
-  static constexpr int kPixelWords = (kGroup * kImageBytes / 4 + kThreads - 1) / kThreads;
+  static constexpr int kPixelWords = (kImageGroup * kImageBytes / 4 + kThreads - 1) / kThreads;
 };
 
 template <class G, class Offsets>
@@ -175,18 +176,20 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
 
   std::uint32_t pixels[Lay::kPixelWords];  // the group's pixels, loaded one group ahead
-  const auto fetch = [&](int first) { fetch_pixel_words<kThreads>(images, first, min(kGroup, count - first), pixels); };
-  if (blockIdx.x * kGroup < count) fetch(blockIdx.x * kGroup);
+  const auto fetch = [&](int first) {
+    fetch_pixel_words<kThreads>(images, first, min(kImageGroup, count - first), pixels);
+  };
+  if (blockIdx.x * kImageGroup < count) fetch(blockIdx.x * kImageGroup);
   for (int i = t; i < Lay::kFragWords / 4; i += kThreads)
     reinterpret_cast<uint4*>(words)[i] = __ldg(reinterpret_cast<const uint4*>(fragments) + i);
   stage_offsets<Conv1>(off1);
   stage_offsets<Conv2>(off2);
   stage_offsets<Conv3>(off3);
   // conv2's input: only interiors are written below, so its padding stays zero.
-  for (int i = t; i < kGroup * kIn2; i += kThreads) img_base[i / kIn2 * kImage + kIn1 + i % kIn2] = 0u;
+  for (int i = t; i < kImageGroup * kIn2; i += kThreads) img_base[i / kIn2 * kImage + kIn1 + i % kIn2] = 0u;
 
-  for (int first = blockIdx.x * kGroup; first < count; first += gridDim.x * kGroup) {
-    const int valid = min(kGroup, count - first);
+  for (int first = blockIdx.x * kImageGroup; first < count; first += gridDim.x * kImageGroup) {
+    const int valid = min(kImageGroup, count - first);
     __syncthreads();  // staged / the previous group is done with conv1's input
 
     // Pixels - 127.5 (exact) -> conv1's padded input; then its border (conv3 wrote over it).
@@ -254,7 +257,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    if (first + gridDim.x * kGroup < count) fetch(first + gridDim.x * kGroup);
+    if (first + gridDim.x * kImageGroup < count) fetch(first + gridDim.x * kImageGroup);
 
     // conv3 + ReLU + pool. Warp item (image, pooled row py): rows g are conv pixels (2py, g).
     for (int item = warp; item < valid * Lay::kItems3; item += kWarps) {
@@ -325,7 +328,7 @@ class FusedMmaSession final : public DeviceSession {
 
  protected:
   void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
-    const int blocks = persistent_blocks(n, kGroup, sms_);
+    const int blocks = persistent_blocks(n, kImageGroup, sms_);
     fused_mma_kernel<A><<<blocks, kThreads, Layout<A>::kSharedBytes, s>>>(images, fragments_, wfc_, bfc_, probs,
                                                                           int(n));
   }

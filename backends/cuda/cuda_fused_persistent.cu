@@ -1,5 +1,5 @@
-// cuda:fused_persistent, the whole network in one kernel, one block per SM working on a group of kGroup images at
-// a time. What it changes against cuda:fused (a block per image, 3 blocks per SM), and why:
+// cuda:fused_persistent, the whole network in one kernel, one block per SM working on a group of kImageGroup
+// images at a time. What it changes against cuda:fused (a block per image, 3 blocks per SM), and why:
 // - Every weight lives in shared memory once per SM (77 KB), not once per block: cuda:fused could keep only
 //   conv2's there and read conv1/conv3 from constant memory, whose cache missed (conv3: 40 KB).
 // - All warps of an SM run the same layer at the same time, so only one layer's code is hot: cuda:fused's
@@ -20,7 +20,7 @@
 namespace cnn::cuda {
 namespace {
 
-constexpr int kGroup = 3;  // images a block works on at a time; 4 would not leave room for the weights
+constexpr int kImageGroup = 3;  // images a block works on at a time; 4 would not leave room for the weights
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
 // Channel-loop unrolling per layer, the fastest on the H200 (backends/cuda/README.md): conv2 unrolled by 2
 // has a body too large for the instruction cache ("no instruction" stalls); conv1 fully unrolled is slower.
@@ -49,11 +49,11 @@ constexpr int kPooled = kFc.inputs();
 constexpr int kImage = kIn1 + kIn2 + kPooled;  // per image
 constexpr int kOffW2 = kW1, kOffW3 = kOffW2 + kW2, kOffW3Rest = kOffW3 + 2 * kW3HalfStride;
 constexpr int kOffImages = kOffW3Rest + 2 * kW3RestHalf;
-constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kGroup * kImage) * sizeof(float);
+constexpr std::size_t kSharedBytes = std::size_t(kOffImages + kImageGroup * kImage) * sizeof(float);
 static_assert(kIn3 <= kIn1, "conv3 input aliases conv1 input");
 static_assert(kOffW2 % 4 == 0 && kOffW3 % 4 == 0 && kW3HalfStride % 4 == 0, "float4 alignment");
 static_assert(kOffImages % 2 == 0 && kImage % 2 == 0 && kIn1 % 2 == 0, "patches are read as float2");
-constexpr int kPixelWords = (kGroup * kImageBytes / 4 + kThreads - 1) / kThreads;  // per thread and group
+constexpr int kPixelWords = (kImageGroup * kImageBytes / 4 + kThreads - 1) / kThreads;  // per thread and group
 static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
 
 __constant__ float c_b1[F1];
@@ -88,7 +88,7 @@ __device__ void stage_weights(float* s, const float* w1, const float* w2, const 
   }
   // conv2's input padding is never written again (only interiors are); conv1's is, every group (conv3's
   // input aliases it).
-  for (int i = t; i < kGroup * kIn2; i += kThreads) s[kOffImages + i / kIn2 * kImage + kIn1 + i % kIn2] = 0.0f;
+  for (int i = t; i < kImageGroup * kIn2; i += kThreads) s[kOffImages + i / kIn2 * kImage + kIn1 + i % kIn2] = 0.0f;
 }
 
 __global__ void __launch_bounds__(kThreads, 1)
@@ -105,12 +105,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   // The group's pixels, 4 uint8 per word, loaded one group ahead (before conv3 of the previous group), so
   // the DRAM latency hides behind conv3 and the FC layer.
   std::uint32_t pixels[kPixelWords];
-  const auto fetch = [&](int first) { fetch_pixel_words<kThreads>(images, first, min(kGroup, count - first), pixels); };
-  if (blockIdx.x * kGroup < count) fetch(blockIdx.x * kGroup);
+  const auto fetch = [&](int first) {
+    fetch_pixel_words<kThreads>(images, first, min(kImageGroup, count - first), pixels);
+  };
+  if (blockIdx.x * kImageGroup < count) fetch(blockIdx.x * kImageGroup);
   stage_weights(smem, w1, w2, w3);
 
-  for (int first = blockIdx.x * kGroup; first < count; first += gridDim.x * kGroup) {
-    const int valid = min(kGroup, count - first);  // images of this group
+  for (int first = blockIdx.x * kImageGroup; first < count; first += gridDim.x * kImageGroup) {
+    const int valid = min(kImageGroup, count - first);  // images of this group
     __syncthreads();  // weights staged / the previous group is done with conv1's input
 
     // Pixels -> conv1's padded input; then its border (conv3 wrote over it).
@@ -182,7 +184,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    if (first + gridDim.x * kGroup < count) fetch(first + gridDim.x * kGroup);
+    if (first + gridDim.x * kImageGroup < count) fetch(first + gridDim.x * kImageGroup);
 
     // conv3 + ReLU + pool. Warp item (image, group of 5 filters): lanes 0-15 the 16 pooled outputs over
     // channels 0-9, lanes 16-31 the same over channels 10-19; a shuffle adds the halves.
@@ -239,7 +241,7 @@ class CudaFusedPersistentSession final : public DeviceSession {
 
  protected:
   void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
-    const int blocks = persistent_blocks(n, kGroup, sms_);
+    const int blocks = persistent_blocks(n, kImageGroup, sms_);
     fused_persistent_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, w1_, w2_, w3_, wfc_, bfc_, probs, int(n));
   }
 

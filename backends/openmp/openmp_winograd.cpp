@@ -12,9 +12,9 @@
 namespace cnn::openmp {
 namespace {
 
-// Groups of winograd::kGroup images a thread takes from the shared queue at a time (dynamic schedule):
+// Groups of winograd::kImageGroup images a thread takes from the shared queue at a time (dynamic schedule):
 // openmp:image_parallel's 16 images.
-constexpr int kGroupsPerGrab = 16 / winograd::kGroup;
+constexpr int kGroupsPerGrab = 16 / winograd::kImageGroup;
 
 class OpenMpWinogradSession final : public HostSession {
  public:
@@ -29,7 +29,7 @@ class OpenMpWinogradSession final : public HostSession {
 
   double forward(LayerTimes&) override {
     StopWatch sw;
-    constexpr std::size_t G = winograd::kGroup;
+    constexpr std::size_t G = winograd::kImageGroup;
     for (std::size_t first = 0; first < n_; first += batch_) {
       const std::size_t last = std::min(n_, first + batch_);
       const std::ptrdiff_t groups = std::ptrdiff_t((last - first + G - 1) / G);

@@ -13,11 +13,11 @@ namespace {
 
 class SerialWinogradSession final : public HostSession {
  public:
-  // The kernel takes winograd::kGroup images per pass whatever --batch says (as serial:naive takes one),
+  // The kernel takes winograd::kImageGroup images per pass whatever --batch says (as serial:naive takes one),
   // and that is the batch reported.
   SerialWinogradSession(const Network& net, const RunConfig& config)
       : net_(net),
-        batch_(std::min<std::size_t>(winograd::kGroup, std::max<std::size_t>(config.images, 1))),
+        batch_(std::min<std::size_t>(winograd::kImageGroup, std::max<std::size_t>(config.images, 1))),
         progress_(config.progress) {}
 
   double forward(LayerTimes&) override {
