@@ -1,5 +1,5 @@
 # Backend registration on the build side. Every folder backends/<name>/ with a CMakeLists.txt is a backend
-# (cpu_kernels, shared CPU code, excepted); the top-level CMakeLists.txt calls suite_add_backend_folders().
+# (shared code lives in common/kernels/); the top-level CMakeLists.txt calls suite_add_backend_folders().
 #
 # For each folder it defines WITH_<NAME> = AUTO (default) | ON | OFF and, unless OFF, adds the folder. The
 # folder checks its toolchain and then calls one of:
@@ -13,7 +13,7 @@
 
 # Known models first, in the order a reader should meet them; any other folder follows alphabetically.
 set(SUITE_BACKEND_ORDER serial openmp stdpar openacc omptarget kokkos cuda cudnn onednn)
-set(SUITE_SHARED_FOLDERS cpu_kernels offload_kernels)
+set(SUITE_SHARED_FOLDERS)
 
 function(suite_add_backend_folders)
   # CONFIGURE_DEPENDS: a new folder re-runs CMake at the next build, with no file edited.
