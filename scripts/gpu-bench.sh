@@ -19,7 +19,7 @@ source "$(dirname "$0")/gpu-libs.sh"
 suite=$build/bin/suite
 # The GPU and portable backends (their manifests' "kind") this binary has built, by name and by variant.
 gpu_kinds=(--suite "$suite" --where kind=gpu,portable)
-gpu_names=$(scripts/backends "${gpu_kinds[@]}")
+gpu_names=$(python3 scripts/backends "${gpu_kinds[@]}")
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
@@ -32,8 +32,8 @@ step "tests of the GPU variants (the generic every-variant test)"
 # The variants a manifest calls "slow" (the directive-based layer-wise ports map their data on every call):
 # seconds per pass at 50000 images. They run apart, with the automatic repeat (a pass over a second is its
 # own sample) and a time limit, so that the others get 20 passes each.
-fast_backends=$(scripts/backends "${gpu_kinds[@]}" --variants --fast)
-slow_backends=$(scripts/backends "${gpu_kinds[@]}" --variants --slow)
+fast_backends=$(python3 scripts/backends "${gpu_kinds[@]}" --variants --fast)
+slow_backends=$(python3 scripts/backends "${gpu_kinds[@]}" --variants --slow)
 step "suite: $fast_backends at 1200 and 50000 images"
 "$suite" --backend "$fast_backends" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
   2>&1 | tee "$out/gpu-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1

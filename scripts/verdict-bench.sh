@@ -32,7 +32,7 @@ if [ "$kind" = gpu ]; then
   step "the GPU's peaks: FP32 FMA, TF32 and FP16 tensor"
   "$build/bin/gpu_peak" > "$out/gpu_peak.json" && cat "$out/gpu_peak.json" || status=1
   # Every built variant of kind gpu (manifests) but those its manifest calls "slow".
-  fast=$(scripts/backends --suite "$suite" --where kind=gpu --variants --fast)
+  fast=$(python3 scripts/backends --suite "$suite" --where kind=gpu --variants --fast)
   step "suite: $fast at 1200 and 50000 images"
   "$suite" "${inputs[@]}" --backend "$fast" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
@@ -55,16 +55,16 @@ else
     --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json 2>&1 | grep -E "AllThreads.*median" || status=1
   step "suite: every CPU model, every core, 1200 images"
   cpu_kinds=(--suite "$suite" --where kind=cpu,portable)  # the CPU and portable backends (manifests)
-  "$suite" "${inputs[@]}" --backend "$(scripts/backends "${cpu_kinds[@]}")" --images 1200 --output "$out/cpu-suite-1200.json" \
+  "$suite" "${inputs[@]}" --backend "$(python3 scripts/backends "${cpu_kinds[@]}")" --images 1200 --output "$out/cpu-suite-1200.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
-  fast=$(scripts/backends "${cpu_kinds[@]}" --variants --fast)
+  fast=$(python3 scripts/backends "${cpu_kinds[@]}" --variants --fast)
   step "suite: the fast variants, every core, 50000 images"
   "$suite" "${inputs[@]}" --backend "$fast" --images 50000 --output "$out/cpu-suite-50000.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
   step "thread scaling of the Winograd variants, 50000 images"
   for t in 1 2 4 8 16 32 64; do
     [ "$t" -le "$cores" ] || break
-    "$suite" "${inputs[@]}" --backend "$(scripts/backends "${cpu_kinds[@]}" --variants --scaling)" --images 50000 --threads "$t" --repeat 3 \
+    "$suite" "${inputs[@]}" --backend "$(python3 scripts/backends "${cpu_kinds[@]}" --variants --scaling)" --images 50000 --threads "$t" --repeat 3 \
       --output "$out/threads-$t.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|error' || status=1
   done
   step "the PyTorch peer on the CPU, every core"

@@ -12,11 +12,9 @@ Variant names: a backend folder's manifest.json lists the names its variants had
 {"old": "new"}); reports are read with the new names, so old and new runs are one series everywhere.
 """
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from . import manifests as backend_manifests
 
