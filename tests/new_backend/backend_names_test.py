@@ -36,7 +36,6 @@ ALLOWED = {
                                 "backend selections come from scripts/backends",
     "scripts/run-suite.sh": "the quick start builds Kokkos' OpenMP space (scripts/build-kokkos.sh)",
     "scripts/run-tests.sh": "the quick start builds Kokkos' OpenMP space (scripts/build-kokkos.sh)",
-    "scripts/deps/": "a backend's package list, which its manifest's \"packages\" names",
     "scripts/peer_pytorch.py": "the PyTorch peer: 'cuda' is PyTorch's device name",
     "scripts/suitereport/charts.py": "help text: the speedup chart's baseline by name",
     "scripts/suitereport/plot_main.py": "help text: the speedup chart's baseline by name",
