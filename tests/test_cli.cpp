@@ -437,12 +437,13 @@ TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
 namespace cnn::test {
 namespace {
 
-// On a machine without NVIDIA's driver (CI), the CUDA backends say so, not "driver version is insufficient".
+// On a machine without NVIDIA's driver (CI), the CUDA backends (kind gpu without a host fallback, in their
+// manifests) say so, not "driver version is insufficient".
 TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (nvidia_driver_present()) GTEST_SKIP() << "this machine has an NVIDIA driver";
   bool any_cuda = false;
   for (const auto& e : all_backends()) {
-    if (!e.make || (e.name != "cuda" && e.name != "cudnn")) continue;
+    if (!e.make || e.kind != "gpu" || backend_manifest(e.name).value("host_fallback", false)) continue;
     any_cuda = true;
     const Availability a = e.make()->availability();
     EXPECT_FALSE(a.runnable);
