@@ -59,7 +59,7 @@ ALLOWED = {
 
 def main():
     src = Path(sys.argv[1]).resolve()
-    names = sorted(p.name for p in (src / "backends").iterdir() if p.is_dir())
+    names = sorted(p.name for p in (src / "backends").glob("*") if p.is_dir())
     if not names:
         print("backend_names_test: FAILED: no folder under backends/", file=sys.stderr)
         return 1

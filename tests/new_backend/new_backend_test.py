@@ -38,19 +38,19 @@ def run(cmd, timeout, env=None, cwd=None):
     return done.stdout
 
 
-def source_files(src):
+def source_files(src, build_dir):
     """The checkout's files (tracked and untracked, not ignored), or, outside git, every file but builds."""
     try:
         out = subprocess.run(["git", "-C", src, "ls-files", "-co", "--exclude-standard", "-z"], capture_output=True,
                              check=True, timeout=60).stdout.decode()
         return [f for f in out.split("\0") if f and (src / f).is_file()]
     except (OSError, subprocess.SubprocessError):
-        return [str(p.relative_to(src)) for p in src.rglob("*")
-                if p.is_file() and p.relative_to(src).parts[0] not in ("build", ".git")]
+        return [str(p.relative_to(src)) for p in src.rglob("*") if p.is_file() and build_dir not in p.parents
+                and p.relative_to(src).parts[0] not in ("build", ".git")]
 
 
-def copy_tree(src, dst):
-    for rel in source_files(src):
+def copy_tree(src, dst, build_dir):
+    for rel in source_files(src, build_dir):
         if rel.split("/")[0] == "results":  # committed reports: not needed to build or run
             continue
         (dst / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -126,7 +126,7 @@ def main():
     work = build_dir / "new-backend-test"
     shutil.rmtree(work, ignore_errors=True)
     tree = work / "src"
-    copy_tree(src, tree)
+    copy_tree(src, tree, build_dir)
     for i, (name, kind) in enumerate(PROBES.items()):
         add_probe(tree, name, kind, 1000 + i)
     build = tree / "build" / "default"  # as the source tree's build: the same relative paths for ccache
