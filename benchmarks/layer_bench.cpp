@@ -10,8 +10,8 @@
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
-#include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/cpu_kernels/winograd_forward.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
+#include "common/kernels/cpu/winograd_forward.hpp"
 #include "benchmarks/bench_data.hpp"
 
 namespace cnn::bench {

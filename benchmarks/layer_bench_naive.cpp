@@ -4,7 +4,7 @@
 // each layer's input and output are the ones the network passes it.
 #include <benchmark/benchmark.h>
 
-#include "backends/cpu_kernels/thesis_naive.hpp"
+#include "common/kernels/cpu/thesis_naive.hpp"
 #include "benchmarks/bench_data.hpp"
 
 namespace cnn::bench {

@@ -1,5 +1,5 @@
 # Script mode (cmake -P), run at build time: writes OUTPUT, a C++ table of the flags each folder under
-# backends/ was really compiled with, read from COMPILE_COMMANDS (CMake's compile_commands.json), so the
+# backends/ (and of the shared kernels, common/kernels/<name>/, as "kernels/<name>") was really compiled with, read from COMPILE_COMMANDS (CMake's compile_commands.json), so the
 # report records what the compilers were given (-march, -fopenmp, -fopenacc, nvcc's -gencode ...) rather
 # than CMAKE_CXX_FLAGS alone. Per folder: one "compiler flags" entry per distinct compiler and flag set,
 # joined by " | ". Include paths, macro definitions, dependency-file and output options are left out.
@@ -15,10 +15,13 @@ math(EXPR last "${count} - 1")
 foreach(i RANGE 0 ${last})
   string(JSON entry GET "${json}" ${i})
   string(JSON path GET "${entry}" file)
-  if(NOT path MATCHES "^${SOURCE_DIR}/backends/([^/]+)/")
+  if(path MATCHES "^${SOURCE_DIR}/backends/([^/]+)/")
+    set(folder ${CMAKE_MATCH_1})
+  elseif(path MATCHES "^${SOURCE_DIR}/common/(kernels/[^/]+)/")
+    set(folder ${CMAKE_MATCH_1})
+  else()
     continue()
   endif()
-  set(folder ${CMAKE_MATCH_1})
   string(JSON command ERROR_VARIABLE no_command GET "${entry}" command)
   if(no_command)
     continue()

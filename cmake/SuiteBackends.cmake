@@ -1,42 +1,102 @@
-# Backend registration on the build side. Every folder backends/<name>/ with a CMakeLists.txt is a backend
-# (cpu_kernels, shared CPU code, excepted); the top-level CMakeLists.txt calls suite_add_backend_folders().
+# Backend registration on the build side. Every folder backends/<name>/ is a backend: a CMakeLists.txt and a
+# manifest.json, which is the only list of backends (README, "Adding a backend"). Code that backends share
+# lives in common/kernels/. The top-level CMakeLists.txt calls suite_add_backend_folders().
 #
-# For each folder it defines WITH_<NAME> = AUTO (default) | ON | OFF and, unless OFF, adds the folder. The
-# folder checks its toolchain and then calls one of:
+# From each manifest CMake reads "order" (the position in `suite --list` and `--backend all`; ties
+# alphabetical) and "kind" (cpu, gpu or portable), and the former variant names ("renamed"). For each folder
+# it defines WITH_<NAME> = AUTO (default) | ON | OFF and, unless OFF or of a kind outside SUITE_BACKEND_KINDS
+# while AUTO, adds the folder. The folder checks its toolchain and then calls one of:
 #   suite_add_backend(<name> SOURCES ... [LIBRARIES ...])  builds backend_<name>; its files register their
 #                                                           variants themselves (common/registry.hpp)
 #   suite_skip_backend(<name> <reason>)                     toolchain missing: fails if WITH_<NAME>=ON,
 #                                                           else `suite --list` says why
 # and may set the global property SUITE_NOTE_<name>, which the configure summary shows after "built".
-# suite_generate_registry() then writes registry_generated.cpp: every known backend in order, and why one
-# was not built.
+# suite_generate_registry() then writes registry_generated.cpp: every known backend in order, with its kind,
+# and why one was not built.
 
-# Known models first, in the order a reader should meet them; any other folder follows alphabetically.
-set(SUITE_BACKEND_ORDER serial openmp stdpar openacc omptarget kokkos cuda cudnn onednn)
-set(SUITE_SHARED_FOLDERS cpu_kernels offload_kernels)
+set(SUITE_KNOWN_KINDS cpu gpu portable)
+# Presets and scripts choose backends by kind, never by name (e.g. the asan preset: cpu). "none" matches no
+# kind: a build of the tools alone (the fuzz preset).
+set(SUITE_BACKEND_KINDS "${SUITE_KNOWN_KINDS}" CACHE STRING
+    "Kinds of backend (manifest \"kind\": cpu, gpu, portable; none) configured unless WITH_<NAME>=ON")
 
-function(suite_add_backend_folders)
+# Sets <name>_ORDER and <name>_KIND in the caller from backends/<name>/manifest.json; a missing or bad
+# manifest stops the configure with what to fix.
+function(suite_read_manifest name)
+  set(manifest ${PROJECT_SOURCE_DIR}/backends/${name}/manifest.json)
+  if(NOT EXISTS ${manifest})
+    message(FATAL_ERROR "backends/${name}/ has no manifest.json: every folder under backends/ is a backend and "
+                        "its manifest gives its order and kind (README.md, \"Adding a backend\")")
+  endif()
+  set_property(DIRECTORY ${PROJECT_SOURCE_DIR} APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${manifest})
+  file(READ ${manifest} text)
+  # ERROR_VARIABLE reads NOTFOUND when there is no error: the messages quote the value, else the error.
+  string(JSON order ERROR_VARIABLE order_error GET "${text}" order)
+  string(JSON kind ERROR_VARIABLE kind_error GET "${text}" kind)
+  string(LENGTH "${order}" digits)
+  if(order_error OR NOT order MATCHES "^[0-9]+$" OR digits GREATER 9)
+    if(order_error)
+      set(order "${order_error}")
+    endif()
+    message(FATAL_ERROR "backends/${name}/manifest.json: \"order\" must be a whole number below 10^9 (${order})")
+  endif()
+  if(kind_error OR NOT kind IN_LIST SUITE_KNOWN_KINDS)
+    if(kind_error)
+      set(kind "${kind_error}")
+    endif()
+    list(JOIN SUITE_KNOWN_KINDS ", " kinds)
+    message(FATAL_ERROR "backends/${name}/manifest.json: \"kind\" must be one of ${kinds} (${kind})")
+  endif()
+  string(JSON packages ERROR_VARIABLE no_packages GET "${text}" packages)
+  if(NOT no_packages AND (packages MATCHES "/" OR NOT EXISTS ${PROJECT_SOURCE_DIR}/backends/${name}/${packages}))
+    message(FATAL_ERROR "backends/${name}/manifest.json: \"packages\" must name a file in the folder, "
+                        "as scripts/install-deps.sh reads it (${packages})")
+  endif()
+  set(${name}_ORDER ${order} PARENT_SCOPE)
+  set(${name}_KIND ${kind} PARENT_SCOPE)
+endfunction()
+
+# The backend folders sorted by their manifests' order, then by name; sets <name>_KIND for each.
+macro(suite_ordered_backends out_var)
   # CONFIGURE_DEPENDS: a new folder re-runs CMake at the next build, with no file edited.
-  file(GLOB folders CONFIGURE_DEPENDS RELATIVE ${PROJECT_SOURCE_DIR}/backends
-       ${PROJECT_SOURCE_DIR}/backends/*/CMakeLists.txt)
-  list(TRANSFORM folders REPLACE "/CMakeLists.txt$" "")
-  list(SORT folders)
-  list(REMOVE_ITEM folders ${SUITE_SHARED_FOLDERS})
-  set(ordered "")
-  foreach(name IN LISTS SUITE_BACKEND_ORDER)
-    if(name IN_LIST folders)
-      list(APPEND ordered ${name})
-      list(REMOVE_ITEM folders ${name})
+  file(GLOB suite_entries CONFIGURE_DEPENDS LIST_DIRECTORIES true RELATIVE ${PROJECT_SOURCE_DIR}/backends
+       ${PROJECT_SOURCE_DIR}/backends/*)
+  set(suite_keyed "")
+  foreach(name IN LISTS suite_entries)
+    if(IS_DIRECTORY ${PROJECT_SOURCE_DIR}/backends/${name})
+      suite_read_manifest(${name})
+      string(LENGTH "${${name}_ORDER}" digits)
+      math(EXPR padding "12 - ${digits}")
+      string(REPEAT "0" ${padding} pad)
+      list(APPEND suite_keyed "${pad}${${name}_ORDER}/${name}")
     endif()
   endforeach()
-  list(APPEND ordered ${folders})
+  list(SORT suite_keyed)
+  list(TRANSFORM suite_keyed REPLACE "^[0-9]+/" "" OUTPUT_VARIABLE ${out_var})
+endmacro()
+
+function(suite_add_backend_folders)
+  foreach(kind IN LISTS SUITE_BACKEND_KINDS)
+    if(NOT kind IN_LIST SUITE_KNOWN_KINDS AND NOT kind STREQUAL "none")
+      list(JOIN SUITE_KNOWN_KINDS ", " kinds)
+      message(FATAL_ERROR "SUITE_BACKEND_KINDS: '${kind}' is no kind of backend (${kinds} or none)")
+    endif()
+  endforeach()
+  suite_ordered_backends(ordered)
   foreach(name IN LISTS ordered)
     string(TOUPPER ${name} upper)
     set(WITH_${upper} AUTO CACHE STRING "Build the ${name} backend (AUTO, ON or OFF)")
     set_property(CACHE WITH_${upper} PROPERTY STRINGS AUTO ON OFF)
     set_property(GLOBAL APPEND PROPERTY SUITE_KNOWN_BACKENDS ${name})
+    set_property(GLOBAL PROPERTY SUITE_KIND_${name} ${${name}_KIND})
+    if(NOT EXISTS ${PROJECT_SOURCE_DIR}/backends/${name}/CMakeLists.txt)
+      message(FATAL_ERROR "backends/${name}/ has no CMakeLists.txt (README.md, \"Adding a backend\")")
+    endif()
     if(WITH_${upper} STREQUAL "OFF")
       set_property(GLOBAL PROPERTY SUITE_REASON_${name} "not built: disabled with -DWITH_${upper}=OFF")
+    elseif(WITH_${upper} STREQUAL "AUTO" AND NOT ${name}_KIND IN_LIST SUITE_BACKEND_KINDS)
+      set_property(GLOBAL PROPERTY SUITE_REASON_${name}
+                   "not built: a ${${name}_KIND} backend, and this build configures SUITE_BACKEND_KINDS=${SUITE_BACKEND_KINDS}")
     else()
       add_subdirectory(${PROJECT_SOURCE_DIR}/backends/${name} ${CMAKE_BINARY_DIR}/backends/${name})
     endif()
@@ -91,8 +151,9 @@ function(suite_generate_registry)
   foreach(name IN LISTS known)
     suite_renamed_variants(${name} backend_renamed)
     string(APPEND renamed "${backend_renamed}")
+    get_property(kind GLOBAL PROPERTY SUITE_KIND_${name})
     if(name IN_LIST built)
-      string(APPEND entries "      {\"${name}\", \"\"},\n")
+      string(APPEND entries "      {\"${name}\", \"${kind}\", \"\"},\n")
       # Whole archive: nothing references a variant file's registration, so a plain static link would drop it.
       # The archive goes inside the one -Wl flag (not CMake's $<LINK_LIBRARY:WHOLE_ARCHIVE,...>, which brackets
       # it with two flags): Kokkos' nvcc_wrapper moves archives away from the flags around them. The plain
@@ -105,12 +166,12 @@ function(suite_generate_registry)
       endif()
       string(REPLACE "\\" "\\\\" reason "${reason}")
       string(REPLACE "\"" "\\\"" reason "${reason}")
-      string(APPEND entries "      {\"${name}\", \"${reason}\"},\n")
+      string(APPEND entries "      {\"${name}\", \"${kind}\", \"${reason}\"},\n")
     endif()
   endforeach()
   set(out ${CMAKE_BINARY_DIR}/generated/registry_generated.cpp)
   file(CONFIGURE OUTPUT ${out} CONTENT
-"// Generated by cmake/SuiteBackends.cmake: every known backend in order, and why one was not built.
+"// Generated by cmake/SuiteBackends.cmake: every known backend in order, its kind, and why one was not built.
 #include \"common/registry.hpp\"
 
 namespace cnn {

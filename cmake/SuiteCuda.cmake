@@ -1,4 +1,4 @@
-# CUDA language and the shared CUDA support library (used by the cuda and cudnn backends).
+# CUDA language and the shared CUDA support library (common/kernels/cuda), for the backend folders that include it.
 # Include it from a backend folder: sets SUITE_CUDA_FOUND there, or SUITE_CUDA_WHY when nvcc is missing.
 # Variables and imported targets are per directory, so everything but the library is set on each include.
 include(CheckLanguage)
@@ -24,8 +24,8 @@ if(TARGET suite_cuda_support)
   return()
 endif()
 # Host code only (CUDA runtime calls, no kernels): compiled by the C++ compiler, which is much quicker than nvcc.
-add_library(suite_cuda_support STATIC ${PROJECT_SOURCE_DIR}/backends/cuda/cuda_support.cpp
-                                      ${PROJECT_SOURCE_DIR}/backends/cuda/cuda_device_session.cpp)
+add_library(suite_cuda_support STATIC ${PROJECT_SOURCE_DIR}/common/kernels/cuda/cuda_support.cpp
+                                      ${PROJECT_SOURCE_DIR}/common/kernels/cuda/cuda_device_session.cpp)
 target_link_libraries(suite_cuda_support PUBLIC suite_common CUDA::cudart_static)
 target_include_directories(suite_cuda_support PUBLIC ${CUDAToolkit_INCLUDE_DIRS})
 # The network spec's constexpr helpers (out_side() ...) are used in device code.

@@ -70,7 +70,7 @@ function(suite_gcc_offload_target target model_flag has_nvptx)
   endif()
 endfunction()
 
-# openacc and omptarget differ in their model flag, probe and file layout, not in how they are set up, so
+# The GCC offload models differ in their model flag, probe and file layout, not in how they are set up, so
 # that is written here once.
 function(suite_gcc_offload_backend name model_flag)
   # PARSE_ARGV: the probe source holds semicolons, which ${ARGN} would split.

@@ -54,19 +54,19 @@ std::vector<std::string> registered_backend_names() {
   return names;  // std::map keeps them sorted
 }
 
-std::vector<RegistryEntry> registry_entries(const std::vector<std::pair<std::string, std::string>>& configured) {
+std::vector<RegistryEntry> registry_entries(const std::vector<ConfiguredBackend>& configured) {
   std::vector<RegistryEntry> out;
   const auto maker = [](const std::string& name) { return [name] { return make_registered_backend(name); }; };
-  for (const auto& [name, why_not] : configured) {
-    if (why_not.empty())
-      out.push_back({name, maker(name), ""});
+  for (const auto& c : configured) {
+    if (c.why_not_built.empty())
+      out.push_back({c.name, maker(c.name), "", c.kind});
     else
-      out.push_back({name, nullptr, why_not});
+      out.push_back({c.name, nullptr, c.why_not_built, c.kind});
   }
   for (const auto& name : registered_backend_names()) {
     const bool known =
-        std::any_of(configured.begin(), configured.end(), [&](const auto& c) { return c.first == name; });
-    if (!known) out.push_back({name, maker(name), ""});
+        std::any_of(configured.begin(), configured.end(), [&](const auto& c) { return c.name == name; });
+    if (!known) out.push_back({name, maker(name), "", ""});
   }
   return out;
 }

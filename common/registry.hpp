@@ -26,14 +26,14 @@ std::unique_ptr<Session> open_session(const Network& net, const RunConfig& confi
 }
 
 // In one file of a backend folder:
-//   const BackendRegistration kSerial{"serial", [] { return Availability{true, "", "CPU, 1 thread"}; }};
+//   const BackendRegistration kMine{"mymodel", [] { return Availability{true, "", "CPU, 1 thread"}; }};
 struct BackendRegistration {
   BackendRegistration(std::string backend, Availability (*availability)());
 };
 
 // In each variant file, next to its code:
-//   const VariantRegistration kOpt{"serial", 2, open_session<SerialOptSession>,
-//       {"opt", "what this step changes", /*layerwise=*/false}};
+//   const VariantRegistration kTiled{"mymodel", 2, open_session<TiledSession>,
+//       {"tiled", "what this step changes", /*layerwise=*/false}};
 // `order` places the variant in its backend's list (1: the thesis' faithful port), because the order in which
 // static objects of different files are constructed is unspecified.
 struct VariantRegistration {
@@ -49,6 +49,7 @@ struct RegistryEntry {
   std::string name;
   std::function<std::unique_ptr<Backend>()> make;  // empty when not built
   std::string not_built_reason;
+  std::string kind;  // its manifest's "kind" (cpu, gpu, portable); empty for a backend the build does not know
 };
 
 // Every backend the build knows, in the build's order: the built ones made from their registrations, the
@@ -56,14 +57,19 @@ struct RegistryEntry {
 // backends), alphabetically.
 const std::vector<RegistryEntry>& all_backends();
 
-// A variant's former name (backends/<name>/manifest.json), so that `--backend openmp:batch`, a name scripts
+// A variant's former name (backends/<name>/manifest.json), so that `--backend <name>:<old>`, a name scripts
 // still hold, runs what it became.
 struct RenamedVariant {
   std::string backend, old_name, new_name;
 };
 const std::vector<RenamedVariant>& renamed_variants();
 
-// What all_backends() is made of: the build's list of (name, why not built; empty when built).
-std::vector<RegistryEntry> registry_entries(const std::vector<std::pair<std::string, std::string>>& configured);
+// One backend as the build configured it (cmake/SuiteBackends.cmake, from the backend folders' manifests).
+struct ConfiguredBackend {
+  std::string name, kind;
+  std::string why_not_built;  // empty when built
+};
+// What all_backends() is made of: the build's list of backends, in its order.
+std::vector<RegistryEntry> registry_entries(const std::vector<ConfiguredBackend>& configured);
 
 }  // namespace cnn

@@ -17,22 +17,23 @@ step() { echo; echo "=== $*"; }
 
 source "$(dirname "$0")/gpu-libs.sh"
 suite=$build/bin/suite
-gpu_backends=$("$suite" --list | awk '/^(cuda|cudnn|openacc|omptarget|kokkos)[: ]/ && $2 == "yes" {print $1}' | paste -sd, -)
+# The GPU and portable backends (their manifests' "kind") this binary has built, by name and by variant.
+gpu_kinds=(--suite "$suite" --where kind=gpu,portable)
+gpu_names=$(python3 scripts/backends "${gpu_kinds[@]}")
 
 step "device"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
 "$suite" --list
 
 step "tests of the GPU variants (the generic every-variant test)"
-"$build/tests/suite_tests" --gtest_filter='*EveryVariant*cuda*:*EveryVariant*cudnn*:*EveryVariant*openacc*:*EveryVariant*omptarget*:*EveryVariant*kokkos*' \
+"$build/tests/suite_tests" --gtest_filter="$(tr , '\n' <<<"$gpu_names" | sed 's/.*/*EveryVariant*&_*/' | paste -sd: -)" \
   2>&1 | tail -n 5 || status=1
 
-# The directive-based layer-wise ports map their data on every call (and GCC 12 runs omptarget's layer
-# regions on one lane per warp): seconds per pass at 50000 images. They run apart, with the automatic repeat
-# (a pass over a second is its own sample) and a time limit, so that the others get 20 passes each.
-slow='^(openacc:naive|omptarget:layers|omptarget:resident)$'
-fast_backends=$(tr , '\n' <<<"$gpu_backends" | grep -Ev "$slow" | paste -sd, -)
-slow_backends=$(tr , '\n' <<<"$gpu_backends" | grep -E "$slow" | paste -sd, -)
+# The variants a manifest calls "slow" (the directive-based layer-wise ports map their data on every call):
+# seconds per pass at 50000 images. They run apart, with the automatic repeat (a pass over a second is its
+# own sample) and a time limit, so that the others get 20 passes each.
+fast_backends=$(python3 scripts/backends "${gpu_kinds[@]}" --variants --fast)
+slow_backends=$(python3 scripts/backends "${gpu_kinds[@]}" --variants --slow)
 step "suite: $fast_backends at 1200 and 50000 images"
 "$suite" --backend "$fast_backends" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
   2>&1 | tee "$out/gpu-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1

@@ -11,18 +11,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/cuda}
-# The CPU-only backends whose libraries the GPU machine lacks (oneDNN, TBB) are left out.
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 -DWITH_KOKKOS=OFF \
-  -DWITH_ONEDNN=OFF -DWITH_STDPAR=OFF >/dev/null
+# From the manifests: backends whose shared libraries the GPU machine lacks ("host_libraries": oneDNN, TBB)
+# are left out, and so is the one whose CUDA build needs nvcc_wrapper for every file (the second binary).
+main_off=$(scripts/backends --where '!host_libraries' --where '!cuda_build=nvcc_wrapper' --cmake-off)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 $main_off >/dev/null
 cmake --build "$build" -j2 --target suite suite_tests
 scripts/openacc-runtime.sh "$build"
 mkdir -p "$build/testlibs"
 for lib in $(ldd "$build/tests/suite_tests" | awk '/libbenchmark/ {print $3}'); do cp -L "$lib" "$build/testlibs/"; done
 kokkos=$PWD/build/kokkos-install/cuda
 if [ -x "$kokkos/bin/nvcc_wrapper" ]; then
+  # The backends built with nvcc or nvcc_wrapper (manifest "cuda_build"), each required.
+  with_cuda="--where cuda_build=nvcc,nvcc_wrapper"
   PATH=/usr/local/cuda/bin:$PATH cmake -S . -B "$build-kokkos" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 \
-    -DWITH_SERIAL=OFF -DWITH_OPENMP=OFF -DWITH_OPENACC=OFF -DWITH_OMPTARGET=OFF -DWITH_STDPAR=OFF -DWITH_ONEDNN=OFF \
-    -DWITH_CUDA=ON -DWITH_CUDNN=ON -DWITH_KOKKOS=ON \
+    $(scripts/backends $with_cuda --cmake-off) $(scripts/backends $with_cuda --cmake-on) \
     -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" >/dev/null
   PATH=/usr/local/cuda/bin:$PATH cmake --build "$build-kokkos" -j2 --target suite
 else

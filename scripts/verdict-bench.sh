@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # The portability verdict's runs on one platform, every model that can run there, in one go:
 #   scripts/verdict-bench.sh gpu <build> <out>   ON the GPU machine: the GPU's peaks (benchmarks/gpu_peak.cu),
-#       every fast GPU variant (cuda, cudnn, openacc, omptarget) and, from <build>-kokkos, Kokkos-CUDA, at
+#       every fast variant of kind gpu (backends/*/manifest.json) and, from <build>-kokkos, Kokkos-CUDA, at
 #       1200 and 50000 images, then the PyTorch peer (torch.compile, cudnn.benchmark)
 #   scripts/verdict-bench.sh cpu <build> <out>   on a CPU (the GPU machine's host, or this machine): its FMA
-#       peak (fma_peak), every CPU model with every core (serial, openmp, stdpar, onednn, Kokkos-OpenMP) at 1200
-#       and the fast variants at 50000, thread scaling 1..all of the Winograd variants, the PyTorch peer
+#       peak (fma_peak), every model of kind cpu or portable with every core at 1200 and the fast variants
+#       (not "slow" in their manifests) at 50000, thread scaling 1..all of the manifests' "scaling" variants,
+#       the PyTorch peer
 # <build>: made here by scripts/verdict-build.sh and carried over. Reports go to <out>; scripts/report
 # --portability reads them. A failing step is reported and the next one still runs.
 set -uo pipefail
@@ -30,8 +31,8 @@ if [ "$kind" = gpu ]; then
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
   step "the GPU's peaks: FP32 FMA, TF32 and FP16 tensor"
   "$build/bin/gpu_peak" > "$out/gpu_peak.json" && cat "$out/gpu_peak.json" || status=1
-  slow='^(openacc:naive|omptarget:layers|omptarget:resident)$'
-  fast=$("$suite" --list | awk '/^(cuda|cudnn|openacc|omptarget)[: ]/ && $2 == "yes" {print $1}' | grep -Ev "$slow" | paste -sd, -)
+  # Every built variant of kind gpu (manifests) but those its manifest calls "slow".
+  fast=$(python3 scripts/backends --suite "$suite" --where kind=gpu --variants --fast)
   step "suite: $fast at 1200 and 50000 images"
   "$suite" "${inputs[@]}" --backend "$fast" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
@@ -53,16 +54,17 @@ else
   "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json 2>&1 | grep -E "AllThreads.*median" || status=1
   step "suite: every CPU model, every core, 1200 images"
-  "$suite" "${inputs[@]}" --backend serial,openmp,stdpar,onednn,kokkos --images 1200 --output "$out/cpu-suite-1200.json" \
+  cpu_kinds=(--suite "$suite" --where kind=cpu,portable)  # the CPU and portable backends (manifests)
+  "$suite" "${inputs[@]}" --backend "$(python3 scripts/backends "${cpu_kinds[@]}")" --images 1200 --output "$out/cpu-suite-1200.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
-  fast=serial:winograd,openmp:winograd,openmp:image_parallel,stdpar:image_blocks,onednn,kokkos:register_tiles,kokkos:winograd
+  fast=$(python3 scripts/backends "${cpu_kinds[@]}" --variants --fast)
   step "suite: the fast variants, every core, 50000 images"
   "$suite" "${inputs[@]}" --backend "$fast" --images 50000 --output "$out/cpu-suite-50000.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error|warning' || status=1
   step "thread scaling of the Winograd variants, 50000 images"
   for t in 1 2 4 8 16 32 64; do
     [ "$t" -le "$cores" ] || break
-    "$suite" "${inputs[@]}" --backend openmp:winograd,kokkos:winograd --images 50000 --threads "$t" --repeat 3 \
+    "$suite" "${inputs[@]}" --backend "$(python3 scripts/backends "${cpu_kinds[@]}" --variants --scaling)" --images 50000 --threads "$t" --repeat 3 \
       --output "$out/threads-$t.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|error' || status=1
   done
   step "the PyTorch peer on the CPU, every core"

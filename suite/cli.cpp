@@ -49,6 +49,7 @@ Runs the ConvNetJS CIFAR-10 network on each backend, validates every result agai
 reference, prints a table and writes a JSON report.
 
   --list               every backend and variant, whether it is built and can run here
+                       (with --format json: the same for scripts, with each backend's kind)
   --backend LIST       comma-separated: all | NAME (every variant) | NAME:VARIANT   (default: all)
   --images LIST        comma-separated image counts, cycling through the data   (default: 1200)
   --batch N            images per launch/chunk (default: each backend's choice)

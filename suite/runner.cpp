@@ -20,6 +20,7 @@
 #include "common/system_info.hpp"
 #include "common/text.hpp"
 #include "common/timer.hpp"
+#include "suite/backend_list.hpp"
 #include "suite/cli.hpp"
 #include "suite/gbench.hpp"
 #include "suite/output_plan.hpp"
@@ -66,24 +67,6 @@ struct Registry {
     for (const auto& e : entries) backends.emplace_back(&e, e.make ? e.make() : nullptr);
   }
 };
-
-std::string list_text(const Registry& reg) {
-  std::string s = "backend:variant        built  runnable here\n";
-  for (const auto& [entry, b] : reg.backends) {
-    if (!b) {
-      s += entry->name + std::string(std::max<int>(1, 23 - int(entry->name.size())), ' ') + "no     no: " +
-           entry->not_built_reason + "\n";
-      continue;
-    }
-    const Availability a = b->availability();
-    for (const auto& v : b->variants()) {
-      const std::string name = entry->name + ":" + v.name;
-      s += name + std::string(std::max<int>(1, 23 - int(name.size())), ' ') + "yes    " +
-           (a.runnable ? "yes (" + a.device + ")" : "no: " + a.reason) + "\n       " + v.description + "\n";
-    }
-  }
-  return s;
-}
 
 // Every variant of every backend that can run here; the others are skipped with a note.
 std::vector<Selected> all_runnable(const Registry& reg, bool quiet) {
@@ -142,7 +125,7 @@ std::vector<Selected> select_one(const Registry& reg, const std::string& item) {
   return out;
 }
 
-// The runs in the order asked for, each backend:variant once ("all,serial" is "all").
+// The runs in the order asked for, each backend:variant once ("all,x" is "all").
 std::vector<Selected> select_backends(const Registry& reg, const std::vector<std::string>& wanted, bool quiet) {
   std::vector<Selected> out;
   std::set<std::pair<const Backend*, std::string>> seen;
@@ -434,11 +417,11 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
     out.write(std::string("suite ") + build_info::version + " (" + build_info::git_commit() + ")\n");
     return kExitOk;
   }
-  const Registry reg(entries);
   if (opt.list) {
-    out.write(list_text(reg));
+    out.write(backend_list(entries, opt.format));
     return kExitOk;
   }
+  const Registry reg(entries);
   const std::vector<Selected> selected = select_backends(reg, opt.backends, opt.quiet);
   const InputFiles files = find_inputs(opt);
   const OutputPlan plan = plan_outputs(opt, files.all());  // before minutes of work, not after

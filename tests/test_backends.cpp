@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 
 #include "common/registry.hpp"
@@ -86,19 +87,42 @@ TEST(Batch, ResolvedFromTheFlagOrTheVariantsChoiceWithinTheImageCount) {
   EXPECT_EQ(resolve_batch(cfg, 0), 1u);
 }
 
-// The registry is the backends/ folders, built or not (the build knows them all), then backends registered in
-// this binary only: the test backend of tests/throwaway_backend/, which no other file names.
-TEST(Registry, ListsEveryBackendFolderThenTheTestBackend) {
-  std::vector<std::string> names;
-  for (const auto& e : all_backends()) names.push_back(e.name);
+// The registry is the backends/ folders, built or not (the build knows them all), in their manifests' order
+// (ties by name) and with their manifests' kinds, then backends registered in this binary only: the test
+// backend of tests/throwaway_backend/, which no other file names.
+TEST(Registry, ListsEveryBackendFolderInItsManifestsOrderThenTheTestBackend) {
   std::vector<std::string> expected = backend_folders();
   ASSERT_FALSE(expected.empty());
-  EXPECT_EQ(names.front(), "serial") << "known models first, the baseline leading";
-  std::sort(names.begin(), names.end() - 1);
+  const auto order = [](const std::string& name) { return backend_manifest(name).at("order").get<long>(); };
+  std::stable_sort(expected.begin(), expected.end(), [&](const auto& a, const auto& b) { return order(a) < order(b); });
   expected.push_back("throwaway");
-  EXPECT_EQ(names, expected);
-  for (const auto& e : all_backends())
+  std::vector<std::string> names;
+  for (const auto& e : all_backends()) {
+    names.push_back(e.name);
+    if (e.name != "throwaway") EXPECT_EQ(e.kind, backend_manifest(e.name).at("kind").get<std::string>()) << e.name;
     if (!e.make) EXPECT_FALSE(e.not_built_reason.empty()) << e.name << " must say why it is not built";
+  }
+  EXPECT_EQ(names, expected);
+}
+
+// `suite --list --format json` (what the scripts read) lists every folder with its kind, and each variant it
+// can run is a case of the every-variant test above: a backend in the list is validated there.
+TEST(Registry, EveryRunnableVariantOfTheListIsACaseOfTheEveryVariantTest) {
+  const auto r = run_suite({"--list", "--format", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto listed = nlohmann::json::parse(r.out).at("backends");
+  ASSERT_EQ(listed.size(), backend_folders().size());
+  const auto cases = runnable_variants();
+  for (const auto& b : listed) {
+    EXPECT_EQ(b.at("kind"), backend_manifest(b.at("name")).at("kind")) << b.dump();
+    if (!b.at("runnable").get<bool>()) continue;
+    for (const auto& v : b.at("variants")) {
+      const bool found = std::any_of(cases.begin(), cases.end(),
+                                     [&](const Case& c) { return c.backend == b.at("name") && c.variant == v.at("name"); });
+      EXPECT_TRUE(found) << b.at("name") << ":" << v.at("name") << " is not a case of EveryVariant";
+    }
+  }
+  EXPECT_EQ(run_suite({"--list", "--format", "csv"}).exit_code, 2) << "--list is a table or JSON";
 }
 
 TEST(Registry, BuildsEveryRegisteredBackendAndRefusesUnknownOnes) {

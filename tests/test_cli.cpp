@@ -262,8 +262,8 @@ TEST(Cli, ReportRecordsEachBackendsCompilerFlags) {
   EXPECT_EQ(flags["serial"].get<std::string>().find("-fopenmp"), std::string::npos) << flags["serial"];
   if (flags.contains("openmp"))
     EXPECT_NE(flags["openmp"].get<std::string>().find("-fopenmp"), std::string::npos) << flags["openmp"];
-  ASSERT_TRUE(flags.contains("cpu_kernels"));
-  EXPECT_NE(flags["cpu_kernels"].get<std::string>().find("-march="), std::string::npos) << flags["cpu_kernels"];
+  ASSERT_TRUE(flags.contains("kernels/cpu"));  // the shared kernels of common/kernels/cpu
+  EXPECT_NE(flags["kernels/cpu"].get<std::string>().find("-march="), std::string::npos) << flags["kernels/cpu"];
   for (const auto& [folder, line] : flags.items())
     EXPECT_EQ(line.get<std::string>().find(" -I"), std::string::npos) << folder << ": include paths left in";
 }
@@ -465,12 +465,13 @@ TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
 namespace cnn::test {
 namespace {
 
-// On a machine without NVIDIA's driver (CI), the CUDA backends say so, not "driver version is insufficient".
+// On a machine without NVIDIA's driver (CI), the CUDA backends (kind gpu without a host fallback, in their
+// manifests) say so, not "driver version is insufficient".
 TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (nvidia_driver_present()) GTEST_SKIP() << "this machine has an NVIDIA driver";
   bool any_cuda = false;
   for (const auto& e : all_backends()) {
-    if (!e.make || (e.name != "cuda" && e.name != "cudnn")) continue;
+    if (!e.make || e.kind != "gpu" || backend_manifest(e.name).value("host_fallback", false)) continue;
     any_cuda = true;
     const Availability a = e.make()->availability();
     EXPECT_FALSE(a.runnable);

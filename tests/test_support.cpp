@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -38,18 +37,17 @@ bool backend_built(const std::string& name) {
 
 std::vector<std::string> backend_folders() {
   std::vector<std::string> out;
-  for (const auto& dir : fs::directory_iterator(fs::path(SUITE_SOURCE_DIR) / "backends")) {
-    std::ifstream in(dir.path() / "CMakeLists.txt");
-    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    // suite_gcc_offload_backend() (cmake/SuiteGccOffload.cmake) adds or skips openacc and omptarget.
-    for (const char* call : {"suite_add_backend(", "suite_skip_backend(", "suite_gcc_offload_backend("})
-      if (text.find(call) != std::string::npos) {
-        out.push_back(dir.path().filename().string());
-        break;
-      }
-  }
+  for (const auto& dir : fs::directory_iterator(fs::path(SUITE_SOURCE_DIR) / "backends"))
+    if (dir.is_directory()) out.push_back(dir.path().filename().string());
   std::sort(out.begin(), out.end());
   return out;
+}
+
+nlohmann::json backend_manifest(const std::string& name) {
+  const fs::path path = fs::path(SUITE_SOURCE_DIR) / "backends" / name / "manifest.json";
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error(path.string() + ": cannot read");
+  return nlohmann::json::parse(in);
 }
 
 const Dataset& training_images() {
@@ -105,7 +103,7 @@ void limit_child(int resource, long bytes, const char* what, const char* binary)
   if (::setrlimit(resource, &limit) != 0) child_fails(124, what, binary);
 }
 
-// The build tree's shared libraries that `binary` loads (omptarget's offload library), as ldd lists them.
+// The build tree's shared libraries that `binary` loads (an offload backend's library), as ldd lists them.
 std::vector<std::pair<std::string, fs::path>> build_tree_libraries(const fs::path& binary) {
   const std::string tree = fs::path(SUITE_BINARY).parent_path().parent_path().string() + "/";
   std::vector<std::pair<std::string, fs::path>> libs;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -12,9 +13,11 @@
 namespace cnn::test {
 
 std::filesystem::path data_dir();                 // the embedded data/ folder
-// The backend folders of the source tree (backends/*/ that call suite_add_backend, suite_skip_backend or
-// suite_gcc_offload_backend), sorted.
+// The backend folders of the source tree, sorted: every folder under backends/ is a backend (shared code
+// lives in common/kernels/), read from the tree itself, apart from the build's list that it is checked against.
 std::vector<std::string> backend_folders();
+// backends/<name>/manifest.json of the source tree (throws when it cannot be read or parsed).
+nlohmann::json backend_manifest(const std::string& name);
 const Dataset& training_images();                 // data/cifar10 (4000 images)
 const Network& trained_network();                 // data/convnetjs-cifar10
 const std::vector<double>& reference_first(std::size_t n);  // FP64 reference of the first n images, cached

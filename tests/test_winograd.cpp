@@ -1,11 +1,11 @@
-// The Winograd F(4x4, 5x5) matrices (backends/cpu_kernels/winograd_f4x5.hpp): a typo in one entry would
+// The Winograd F(4x4, 5x5) matrices (common/kernels/cpu/winograd_f4x5.hpp): a typo in one entry would
 // still let some images classify right, so the identity is checked here on its own, in FP64, in 1D and 2D,
 // and so are the hand-paired transforms the variants run.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
 
 namespace cnn::test {
 namespace {

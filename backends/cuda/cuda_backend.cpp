@@ -1,6 +1,6 @@
 // The CUDA backend: built wherever nvcc is found, runnable where a CUDA device is. Its variants register
 // themselves in their files.
-#include "backends/cuda/cuda_support.hpp"
+#include "common/kernels/cuda/cuda_support.hpp"
 #include "common/registry.hpp"
 
 namespace cnn::cuda {

@@ -15,9 +15,9 @@
 //   (dead by then), which keeps shared memory at 3 blocks per SM.
 #include <algorithm>
 
-#include "backends/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_device_session.hpp"
 #include "backends/cuda/cuda_fused_parts.cuh"
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 #include "common/registry.hpp"
 
 namespace cnn::cuda {

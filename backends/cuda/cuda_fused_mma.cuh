@@ -21,9 +21,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_device_session.hpp"
 #include "backends/cuda/cuda_fused_parts.cuh"
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 
 // Everything here has internal linkage (an anonymous namespace): each variant's translation unit gets its
 // own kernel and its own bias constants.

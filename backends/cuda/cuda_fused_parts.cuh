@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 
 namespace cnn::cuda {
 

@@ -12,9 +12,9 @@
 // padded conv2 input, the 320 pooled values. Padding is stored, so the 5x5 windows need no bounds checks.
 #include <algorithm>
 
-#include "backends/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_device_session.hpp"
 #include "backends/cuda/cuda_fused_parts.cuh"
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 #include "common/registry.hpp"
 
 namespace cnn::cuda {

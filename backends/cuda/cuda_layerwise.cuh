@@ -3,8 +3,8 @@
 // its convolution.
 #pragma once
 
-#include "backends/cuda/cuda_device_session.hpp"
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 
 namespace cnn::cuda::layerwise {
 

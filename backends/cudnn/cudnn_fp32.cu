@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <array>
 
-#include "backends/cuda/cuda_device_session.hpp"
-#include "backends/cuda/cuda_kernels.cuh"
+#include "common/kernels/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_kernels.cuh"
 #include "backends/cudnn/cudnn_library.hpp"
 #include "common/errors.hpp"
 #include "common/registry.hpp"

@@ -9,7 +9,7 @@
 //     with constant trip counts, which GCC keeps in vector registers and vectorises (one zmm per row and
 //     filter, each weight loaded once for two FMAs), and pooled straight from them; conv3 (8x8) keeps its
 //     whole output (two rows per zmm) x 5 filters, read from a kx-expanded copy of its input -- the blocks
-//     of cpu_kernels/fast_forward.cpp, there written with vector extensions; all-padding taps are skipped;
+//     of common/kernels/cpu/fast_forward.cpp, there written with vector extensions; all-padding taps are skipped;
 //   GPU: 256 threads per image; a thread computes the 2x2 conv outputs under one pooled output for a group
 //     of filters with the 6x6 input patch of a channel in registers (like cuda:fused); the weights are
 //     staged in scratch (shared memory) a few channels at a time -- 45 KB of scratch in all, under CUDA's

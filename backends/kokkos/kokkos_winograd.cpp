@@ -1,5 +1,5 @@
 // kokkos:winograd: the Winograd F(4x4, 5x5) forward pass of serial:winograd / openmp:winograd
-// (backends/cpu_kernels/winograd_f4x5.hpp, winograd_forward.hpp) as one Kokkos source for every space. Per conv
+// (common/kernels/cpu/winograd_f4x5.hpp, winograd_forward.hpp) as one Kokkos source for every space. Per conv
 // layer: transformed weights U = G g GT (computed once at session start in FP64, stored as float, U[e][c][f]);
 // input transform V = BT d B of every 8x8 input tile; element-wise stage M[f][e] = sum_c U[e][c][f] V[c][e]
 // (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
@@ -24,7 +24,7 @@
 //   filter per thread: 2 would leave half the team idle (6-tile chunks: 60 items; conv3: 40). 46.8 KB of
 //   scratch (under CUDA's 48 KB per block), which also rules out two images per team for conv3 (its V alone
 //   would take 42.5 KB).
-#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
 #include "common/flush_denormals.hpp"
 #include "common/registry.hpp"

@@ -3,7 +3,7 @@
 // memory; each iteration computes the four conv outputs under one pooled pixel for all of the layer's
 // filters) and FC+softmax. One `teams distribute parallel for simd` loop over (image, y, x), flattened by
 // hand: the OpenMP spelling of OpenACC's `gang worker vector` (omptarget_kernels.cpp).
-#include "backends/offload_kernels/offload_variants.hpp"
+#include "common/kernels/offload/offload_variants.hpp"
 #include "backends/omptarget/omptarget_kernels.hpp"
 #include "backends/omptarget/omptarget_offload.hpp"
 #include "backends/omptarget/omptarget_session.hpp"

@@ -3,7 +3,7 @@
 #include <stdexcept>
 #include <type_traits>
 
-#include "backends/offload_kernels/patch_conv.hpp"
+#include "common/kernels/offload/patch_conv.hpp"
 
 namespace cnn::omptarget {
 namespace {

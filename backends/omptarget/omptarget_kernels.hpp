@@ -2,7 +2,7 @@
 // the caller has made them resident (`target enter data`) the map finds them present and copies nothing
 // (omptarget:resident, omptarget:fused); otherwise every call copies (omptarget:layers). On the host
 // fallback the maps are no-ops. Loop bodies are the shared device functions of
-// backends/offload_kernels/patch_conv.hpp (also used by openacc); layouts are the canonical ones.
+// common/kernels/offload/patch_conv.hpp (also used by openacc); layouts are the canonical ones.
 #pragma once
 
 #include <cstddef>

@@ -5,7 +5,7 @@
 //    its output there and copies it back (openacc:naive's step);
 //  - resident: weights, images, activations and probabilities were mapped once (`target enter data`),
 //    so the same maps find everything present and nothing moves inside forward() (openacc:data's step).
-#include "backends/offload_kernels/offload_variants.hpp"
+#include "common/kernels/offload/offload_variants.hpp"
 #include "backends/omptarget/omptarget_kernels.hpp"
 #include "backends/omptarget/omptarget_offload.hpp"
 #include "backends/omptarget/omptarget_session.hpp"

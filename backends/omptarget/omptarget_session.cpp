@@ -1,4 +1,4 @@
-// OpenMP's data directives for the shared session (backends/offload_kernels/offload_session.hpp). The
+// OpenMP's data directives for the shared session (common/kernels/offload/offload_session.hpp). The
 // arrays are mapped as bytes: the runtime keys mapped data by address range, so the target regions' map
 // clauses on the same floats find them present and copy nothing.
 #include "backends/omptarget/omptarget_session.hpp"

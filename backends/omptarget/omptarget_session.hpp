@@ -1,9 +1,9 @@
 // OpenMP's data directives for the host-side session that omptarget and openacc share
-// (backends/offload_kernels/offload_session.hpp). On the host fallback every map is a no-op and the host
+// (common/kernels/offload/offload_session.hpp). On the host fallback every map is a no-op and the host
 // arrays are used.
 #pragma once
 
-#include "backends/offload_kernels/offload_session.hpp"
+#include "common/kernels/offload/offload_session.hpp"
 
 namespace cnn::omptarget {
 

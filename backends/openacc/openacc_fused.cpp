@@ -4,7 +4,7 @@
 // patch) and FC+softmax. They differ in how the loops map onto the GPU (see Mapping): gangs gives each
 // image a gang and each (filter, pixel) a lane; flat collapses everything into one loop and lets each
 // iteration reuse its input patch for kFilterGroup filters.
-#include "backends/offload_kernels/offload_variants.hpp"
+#include "common/kernels/offload/offload_variants.hpp"
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
 #include "common/registry.hpp"

@@ -1,6 +1,6 @@
 #include "backends/openacc/openacc_kernels.hpp"
 
-#include "backends/offload_kernels/patch_conv.hpp"
+#include "common/kernels/offload/patch_conv.hpp"
 #include "common/fp32_math.hpp"
 
 namespace cnn::openacc {

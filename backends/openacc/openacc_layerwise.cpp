@@ -5,7 +5,7 @@
 //    its output there and copies it back (the thesis' first step);
 //  - data: weights, images, activations and probabilities were put on the device once (enter data), so
 //    the same clauses find everything present and nothing moves inside forward().
-#include "backends/offload_kernels/offload_variants.hpp"
+#include "common/kernels/offload/offload_variants.hpp"
 #include "backends/openacc/openacc_kernels.hpp"
 #include "backends/openacc/openacc_session.hpp"
 #include "common/registry.hpp"

@@ -1,9 +1,9 @@
 // What the OpenACC runtime (GCC's libgomp) runs on: an NVIDIA GPU through the nvptx plugin, or the host
 // fallback. Queried once, so every session and the availability line say the same thing; the facts are
-// described as omptarget's are (backends/offload_kernels/offload_runtime.hpp).
+// described as omptarget's are (common/kernels/offload/offload_runtime.hpp).
 #pragma once
 
-#include "backends/offload_kernels/offload_runtime.hpp"
+#include "common/kernels/offload/offload_runtime.hpp"
 
 namespace cnn::openacc {
 

@@ -1,4 +1,4 @@
-// OpenACC's data directives for the shared session (backends/offload_kernels/offload_session.hpp). The
+// OpenACC's data directives for the shared session (common/kernels/offload/offload_session.hpp). The
 // arrays are named as bytes: the runtime keys present data by address range, so the compute regions'
 // `present` clauses on the same floats find them.
 #include "backends/openacc/openacc_session.hpp"

@@ -1,9 +1,9 @@
 // OpenACC's data directives for the host-side session that openacc and omptarget share
-// (backends/offload_kernels/offload_session.hpp). On the host fallback every data directive is a no-op
+// (common/kernels/offload/offload_session.hpp). On the host fallback every data directive is a no-op
 // and the host arrays are used.
 #pragma once
 
-#include "backends/offload_kernels/offload_session.hpp"
+#include "common/kernels/offload/offload_session.hpp"
 
 namespace cnn::openacc {
 

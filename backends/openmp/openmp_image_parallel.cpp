@@ -1,11 +1,11 @@
 // openmp:image_parallel: threads over images. Each thread runs the optimised per-image forward pass of
-// serial:opt (backends/cpu_kernels/fast_forward.hpp) with its own scratch buffers, so an image's activations
+// serial:opt (common/kernels/cpu/fast_forward.hpp) with its own scratch buffers, so an image's activations
 // stay in that core's cache through the whole network and threads never synchronise inside an image.
 // Against openmp:naive this removes 11 fork/joins per image and the thesis' bounds-checked loops.
 #include <omp.h>
 
-#include "backends/cpu_kernels/fast_forward.hpp"
-#include "backends/cpu_kernels/omp_threads.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
+#include "common/kernels/cpu/omp_threads.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"

@@ -1,7 +1,7 @@
-// openmp:naive, the thesis' OpenMP step: serial:naive's loops (backends/cpu_kernels/thesis_naive.hpp),
+// openmp:naive, the thesis' OpenMP step: serial:naive's loops (common/kernels/cpu/thesis_naive.hpp),
 // compiled here with OpenMP so that their `omp parallel for` over output maps takes effect. One image at
 // a time, layer by layer: the parallel regions are small (16-20 maps), so fork/join costs show.
-#include "backends/cpu_kernels/thesis_naive.hpp"
+#include "common/kernels/cpu/thesis_naive.hpp"
 #include "common/registry.hpp"
 
 const cnn::VariantRegistration kOpenMpNaive{"openmp", 1, cnn::open_session<cnn::thesis::ThesisNaiveSession>,

@@ -1,10 +1,10 @@
 // openmp:winograd: threads over groups of images, as openmp:image_parallel, each group running the
-// Winograd forward pass of serial:winograd (backends/cpu_kernels/winograd_forward.hpp) with its own scratch.
+// Winograd forward pass of serial:winograd (common/kernels/cpu/winograd_forward.hpp) with its own scratch.
 #include <omp.h>
 
-#include "backends/cpu_kernels/omp_threads.hpp"
-#include "backends/cpu_kernels/winograd_f4x5.hpp"
-#include "backends/cpu_kernels/winograd_forward.hpp"
+#include "common/kernels/cpu/omp_threads.hpp"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
+#include "common/kernels/cpu/winograd_forward.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"

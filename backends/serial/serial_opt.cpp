@@ -1,8 +1,8 @@
-// serial:opt, the optimised CPU forward pass (backends/cpu_kernels/fast_forward.hpp) on one thread, one
+// serial:opt, the optimised CPU forward pass (common/kernels/cpu/fast_forward.hpp) on one thread, one
 // image after another. Against serial:naive it removes the bounds checks, re-lays weights so one tap's
 // filters are contiguous, and blocks registers over a vector of pixels times all filters.
 // Figures: backends/openmp/README.md.
-#include "backends/cpu_kernels/fast_forward.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"

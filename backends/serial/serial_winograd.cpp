@@ -1,9 +1,9 @@
 // serial:winograd, serial:opt with conv2 and conv3 as Winograd F(4x4, 5x5) convolutions
-// (backends/cpu_kernels/winograd_forward.hpp): 64 multiplies per 4x4 output tile and channel pair instead
+// (common/kernels/cpu/winograd_forward.hpp): 64 multiplies per 4x4 output tile and channel pair instead
 // of 400, on one thread, four images at a time (SIMD lanes over images and tiles). conv1 too, with its
 // 3-channel sums fused into the output transform.
-#include "backends/cpu_kernels/winograd_f4x5.hpp"
-#include "backends/cpu_kernels/winograd_forward.hpp"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
+#include "common/kernels/cpu/winograd_forward.hpp"
 #include "common/timer.hpp"
 #include "common/registry.hpp"
 #include "common/variant_table.hpp"

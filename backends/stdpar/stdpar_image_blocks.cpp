@@ -1,12 +1,12 @@
 // stdpar:image_blocks: std::for_each(par) over blocks of images, each image through the optimised per-image
-// kernel of serial:opt and openmp:image_parallel (backends/cpu_kernels/fast_forward.hpp). The algorithm is
+// kernel of serial:opt and openmp:image_parallel (common/kernels/cpu/fast_forward.hpp). The algorithm is
 // openmp:image_parallel's; only the thread layer differs (libstdc++'s parallel algorithms on TBB instead of an
 // OpenMP dynamic schedule), so the two measure the cost of the parallel layer. `par`, not `par_unseq`:
 // each block uses its thread's scratch buffers (thread_local), which unsequenced execution does not allow.
 #include <algorithm>
 #include <execution>
 
-#include "backends/cpu_kernels/fast_forward.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
 #include "backends/stdpar/stdpar_support.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"

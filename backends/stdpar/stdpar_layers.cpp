@@ -1,4 +1,4 @@
-// stdpar:layers, the thesis' loops (backends/cpu_kernels/thesis_naive.hpp: the same conv_map, pool_map,
+// stdpar:layers, the thesis' loops (common/kernels/cpu/thesis_naive.hpp: the same conv_map, pool_map,
 // relu, FC and softmax functions as serial:naive) with C++17 parallel algorithms as the parallel layer:
 // layer by layer over a chunk of images, one std::for_each(par_unseq) per layer over (image, output map)
 // for conv and pool, over images for ReLU, FC and softmax. Against openmp:naive (which forks over the 16-20
@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <execution>
 
-#include "backends/cpu_kernels/thesis_naive.hpp"
+#include "common/kernels/cpu/thesis_naive.hpp"
 #include "backends/stdpar/stdpar_support.hpp"
 #include "common/registry.hpp"
 

@@ -1,9 +1,9 @@
 """Grouping runs by machine, dropping superseded duplicates, and the baselines of the speedups.
 
-The tools know no backend or variant by name except the two data-driven roles below (a missing
-entry is tolerated: its column or note is simply left out):
-  BASELINE      serial:naive, the thesis' serial C code: "speedup vs serial:naive"
-  VENDOR_PEERS  vendor libraries and frameworks (cudnn, pytorch, onednn): "speedup vs <peer>", taken
+The tools know no backend or variant by name; two roles come from the backends' manifests
+(suitereport/manifests.py; a missing entry is tolerated: its column or note is simply left out):
+  BASELINE      the manifest's "baseline" variant, the thesis' C code: "speedup vs <baseline>"
+  VENDOR_PEERS  vendor libraries ("vendor": true) and the framework peer: "speedup vs <peer>", taken
                 over the fastest run of that peer on the same kind of device (CPU runs: CPU runs of the
                 peer with the same thread count; GPU runs: its GPU runs)
 Every ratio is a speedup: the other run's forward time over this run's (above 1: this run is faster),
@@ -13,6 +13,8 @@ Backends are ordered as the reports list them (baseline first, peers last), not 
 
 import math
 from dataclasses import dataclass, field
+
+from . import manifests
 
 
 @dataclass
@@ -74,10 +76,10 @@ def group_runs(runs):
     return list(groups.values())
 
 
-# ---- The two roles the tools know by name (data-driven; a missing entry is tolerated).
-BASELINE = ("serial", "naive")
+# ---- The two roles the tools know, from the manifests (a missing entry is tolerated).
+BASELINE = manifests.baseline()
 BASELINE_NAME = ":".join(BASELINE)
-VENDOR_PEERS = {"cudnn": "cuDNN", "pytorch": "PyTorch", "onednn": "oneDNN"}  # backend -> label
+VENDOR_PEERS = manifests.vendor_peers()  # backend -> label
 
 
 def is_baseline(run):
@@ -136,7 +138,7 @@ def speedup(run, baseline):
 
 
 def speedups(group, run, peers):
-    """[speedup vs serial:naive, speedup vs each peer in peers]; None where there is no such run."""
+    """[speedup vs the baseline, speedup vs each peer in peers]; None where there is no such run."""
     return [speedup(run, baseline_run(group, run.images))] + [speedup(run, peer_run(group, p, run)) for p in peers]
 
 

@@ -12,15 +12,14 @@ Variant names: a backend folder's manifest.json lists the names its variants had
 {"old": "new"}); reports are read with the new names, so old and new runs are one series everywhere.
 """
 
-import json
 import re
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-# The source tree (scripts/suitereport -> backends/), or an install (share/cnn-suite/scripts -> backends/).
-BACKENDS_DIRS = (REPO_ROOT / "backends",)
+from . import manifests as backend_manifests
+
+REPO_ROOT = backend_manifests.REPO_ROOT
+BACKENDS_DIRS = (backend_manifests.BACKENDS_DIR,)
 
 
 @dataclass(frozen=True)
@@ -87,16 +86,12 @@ def renamed_variants():
     """{(backend, old variant): new variant} from every backends/<model>/manifest.json."""
     table = {}
     for root in BACKENDS_DIRS:
-        for manifest in sorted(root.glob("*/manifest.json")):
-            try:
-                data = json.loads(manifest.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            renamed = data.get("renamed") if isinstance(data, dict) else None
+        for backend, data in backend_manifests.manifests(root).items():
+            renamed = data.get("renamed")
             if isinstance(renamed, dict):
                 for old, new in renamed.items():
                     if isinstance(old, str) and isinstance(new, str):
-                        table[(manifest.parent.name, old)] = new
+                        table[(backend, old)] = new
     return table
 
 

@@ -10,6 +10,8 @@ import re
 
 from matplotlib.colors import to_hex, to_rgb
 
+from . import manifests
+
 FAMILIES = ("#7f7f7f", "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#d62728", "#e377c2", "#8c564b", "#bcbd22",
             "#17becf")
 MARKERS = ("s", "o", "D", "v", "^", "P", "X", "<", ">", "*")
@@ -32,9 +34,9 @@ def register(runs):
         _assign(backend, variants[backend], i)
 
 
-# The suite's own backend order (cmake/SuiteBackends.cmake), peers last: the history's colours follow it,
+# The suite's own backend order (the manifests' "order"), the peer last: the history's colours follow it,
 # so a store gives every backend:variant the same colour on the dashboard and in the PNG charts.
-SUITE_ORDER = ("serial", "openmp", "stdpar", "openacc", "omptarget", "kokkos", "cuda", "cudnn", "onednn", "pytorch")
+SUITE_ORDER = manifests.suite_order()
 
 
 def register_series(series_list):

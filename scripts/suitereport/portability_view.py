@@ -11,7 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-from . import palette, safe_io  # noqa: E402
+from . import manifests, palette, safe_io  # noqa: E402
 from .portability import KINDS  # noqa: E402
 
 UNIT_NAMES = {"fp32_fma": "FP32 FMA", "fp16_tensor": "FP16 tensor", "tf32_tensor": "TF32 tensor"}
@@ -36,7 +36,7 @@ def _short(v, pid):
 def _what_ran(e):
     r = e.run
     where = f"{r.threads} thr" if r.platform.kind == "cpu" else r.device
-    if r.backend == "kokkos" and r.platform.kind == "cpu":
+    if manifests.manifests().get(r.backend, {}).get("kind") == "portable" and r.platform.kind == "cpu":  # its space
         where += f", {r.device}"
     return f"{r.variant} ({where})"
 

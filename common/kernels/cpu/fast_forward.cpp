@@ -1,10 +1,10 @@
-#include "backends/cpu_kernels/fast_forward.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 
-#include "backends/cpu_kernels/simd.hpp"
+#include "common/kernels/cpu/simd.hpp"
 #include "common/flush_denormals.hpp"
 #include "common/fp32_math.hpp"
 

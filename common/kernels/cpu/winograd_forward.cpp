@@ -1,10 +1,10 @@
-#include "backends/cpu_kernels/winograd_forward.hpp"
+#include "common/kernels/cpu/winograd_forward.hpp"
 
 #include <algorithm>
 #include <utility>
 
-#include "backends/cpu_kernels/simd.hpp"
-#include "backends/cpu_kernels/winograd_f4x5.hpp"
+#include "common/kernels/cpu/simd.hpp"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
 #include "common/flush_denormals.hpp"
 
 namespace cnn::winograd {

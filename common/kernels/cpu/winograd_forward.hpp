@@ -17,7 +17,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "backends/cpu_kernels/fast_forward.hpp"
+#include "common/kernels/cpu/fast_forward.hpp"
 
 namespace cnn::winograd {
 

@@ -1,4 +1,4 @@
-#include "backends/cuda/cuda_support.hpp"
+#include "common/kernels/cuda/cuda_support.hpp"
 
 #include "common/errors.hpp"
 #include "common/system_info.hpp"

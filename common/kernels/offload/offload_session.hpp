@@ -17,7 +17,7 @@
 #include <functional>
 #include <vector>
 
-#include "backends/offload_kernels/offload_runtime.hpp"
+#include "common/kernels/offload/offload_runtime.hpp"
 #include "common/backend.hpp"
 #include "common/timer.hpp"
 

@@ -1,4 +1,4 @@
-#include "backends/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_device_session.hpp"
 
 #include <algorithm>
 

@@ -20,7 +20,7 @@
 // The two builds of these inline functions differ, so each lives in its own inline namespace: one
 // definition per name, as the one-definition rule demands.
 #ifdef _OPENMP
-#include "backends/cpu_kernels/omp_threads.hpp"
+#include "common/kernels/cpu/omp_threads.hpp"
 #define THESIS_OMP_FOR _Pragma("omp parallel for")
 #define THESIS_BUILD with_openmp
 #else

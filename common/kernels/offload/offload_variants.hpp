@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <string>
 
-#include "backends/offload_kernels/offload_session.hpp"
+#include "common/kernels/offload/offload_session.hpp"
 #include "common/timer.hpp"
 
 namespace cnn::offload {

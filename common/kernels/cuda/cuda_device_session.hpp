@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/cuda/cuda_support.hpp"
+#include "common/kernels/cuda/cuda_support.hpp"
 
 namespace cnn::cuda {
 
