@@ -1,6 +1,6 @@
 // Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
 // - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
-// - serial:opt: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
+// - serial:register_tiles: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
 // - openmp:image_parallel: the same steps with the batch split over all threads, each with its own scratch, as
 //   openmp:image_parallel runs them.
 // - serial:winograd: the Winograd steps of each conv (input transform, element-wise GEMMs, output
@@ -72,7 +72,7 @@ const std::pair<const char*, Step> kSteps[] = {
 
 void register_opt() {
   for (const auto& [name, step] : kSteps)
-    benchmark::RegisterBenchmark((std::string("serial:opt/") + name).c_str(), BM_Opt, step)
+    benchmark::RegisterBenchmark((std::string("serial:register_tiles/") + name).c_str(), BM_Opt, step)
         ->ArgName("batch")
         ->Arg(1)
         ->Arg(16)

@@ -31,7 +31,7 @@ for threads in 1 "$all"; do
       --output "$out/suite-1200-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 1200 --threads "$threads" --repeat 10 \
       --output "$out/pytorch-1200-t$threads.json"
-  run "$build/bin/suite" --backend serial:opt,serial:winograd,openmp:image_parallel,openmp:winograd,stdpar:image_blocks,onednn \
+  run "$build/bin/suite" --backend serial:register_tiles,serial:winograd,openmp:image_parallel,openmp:winograd,stdpar:image_blocks,onednn \
       --images 50000 --threads "$threads" --repeat 5 --quiet \
       --output "$out/suite-50000-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 --batch "$([ "$threads" = 1 ] && echo "$peer_batch_t1" || echo "$peer_batch_tall")" \

@@ -227,7 +227,7 @@ TEST(Cli, CyclesImagesAndRecordsHowManyWereDistinct) {
     bytes.append(reinterpret_cast<const char*>(d.image(i)), kImageBytes);
   }
   write_bytes(dir / "five.bin", bytes);
-  const Result r = run_in_process({"--backend", "serial:opt", "--images", "5,12", "--data", (dir / "five.bin").string(),
+  const Result r = run_in_process({"--backend", "serial:register_tiles", "--images", "5,12", "--data", (dir / "five.bin").string(),
                                    "--output", (dir / "r.json").string(), "--save-probs",
                                    (dir / "p.npy").string(), "--quiet", "--repeat", "2", "--warmup", "0"});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -296,11 +296,11 @@ TEST(Cli, ReportHasTheDocumentedSchema) {
 
 // ---- the real binary
 
-// The thesis' figure through the binary: 78.25 % on the first 1200 images (with serial:opt: every variant must
+// The thesis' figure through the binary: 78.25 % on the first 1200 images (with serial:register_tiles: every variant must
 // give it, and serial:naive takes seconds), and the per-layer table of a layer-wise variant.
 TEST(CliBinary, Gives7825PercentOn1200ImagesAndTimesLayers) {
   TempDir dir;
-  const CliResult r = run_suite({"--backend", "serial:opt", "--images", "1200", "--repeat", "1", "--warmup", "0",
+  const CliResult r = run_suite({"--backend", "serial:register_tiles", "--images", "1200", "--repeat", "1", "--warmup", "0",
                                  "--output", (dir / "r.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("accuracy 78.25 %"), std::string::npos) << r.out;
@@ -490,7 +490,7 @@ namespace {
 // says which policy ran.
 TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet",
+  const std::vector<std::string> args = {"--backend", "serial:register_tiles", "--images", "3", "--quiet",
                                          "--output", (dir / "r.json").string()};
   ASSERT_EQ(run_suite(args).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
@@ -504,7 +504,7 @@ TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
 // the report says which binding ran.
 TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet",
+  const std::vector<std::string> args = {"--backend", "serial:register_tiles", "--images", "3", "--quiet",
                                          "--output", (dir / "r.json").string()};
   ASSERT_EQ(run_suite(args).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "spread");
@@ -543,7 +543,7 @@ namespace {
 // spread, or why it cannot (RAPL unreadable, no NVML).
 TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
   TempDir dir;
-  ASSERT_EQ(run_in_process({"--backend", "serial:opt", "--images", "4", "--repeat", "2", "--warmup", "0",
+  ASSERT_EQ(run_in_process({"--backend", "serial:register_tiles", "--images", "4", "--repeat", "2", "--warmup", "0",
                             "--output", (dir / "r.json").string(), "--quiet"}).code, 0);
   const json j = read_json(dir / "r.json");
   const json& e = j["runs"][0]["energy"];
@@ -572,7 +572,7 @@ namespace {
 // at the first parallel region (a team of 100000 crashes inside libgomp), so they are refused before it.
 TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "20", "--quiet",
+  const std::vector<std::string> args = {"--backend", "serial:register_tiles", "--images", "20", "--quiet",
                                          "--output", (dir / "r.json").string()};
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"OMP_NUM_THREADS=100000", "OMP_NUM_THREADS='100000': more than 4096 threads (the limit of --threads)"},
@@ -609,7 +609,7 @@ TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
   Launch how;
   how.binary = copy_suite_binary(prefix / "bin");  // what `cmake --install` puts in <prefix>/bin
   how.cwd = elsewhere.path;
-  const std::vector<std::string> args = {"--backend", "serial:opt", "--images", "3", "--quiet", "--output", "r.json"};
+  const std::vector<std::string> args = {"--backend", "serial:register_tiles", "--images", "3", "--quiet", "--output", "r.json"};
   const fs::path data = prefix / "share" / "cnn-suite" / "data";
   CliResult r = run_suite(args, how);
   EXPECT_EQ(r.exit_code, 3) << r.err;

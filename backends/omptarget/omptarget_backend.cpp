@@ -10,12 +10,12 @@ namespace {
 
 const BackendRegistration kOmpTarget{"omptarget", [] { return Availability{true, "", runtime_facts().device}; }};
 
-const VariantRegistration kLayers{"omptarget", 1, open_layers,
-    {"layers", "a target teams distribute parallel for per layer, weights and activations mapped each call", true}};
+const VariantRegistration kNaive{"omptarget", 1, open_naive,
+    {"naive", "a target teams distribute parallel for per layer, weights and activations mapped each call", true}};
 const VariantRegistration kResident{"omptarget", 2, open_resident,
     {"resident", "the same regions, with weights, images and activations resident on the device", true}};
-const VariantRegistration kFused{"omptarget", 3, open_fused,
-    {"fused", "conv+ReLU+pool and FC+softmax fused, one parallel-for-simd loop over images x filter groups x "
+const VariantRegistration kFlat{"omptarget", 3, open_flat,
+    {"flat", "conv+ReLU+pool and FC+softmax fused, one parallel-for-simd loop over images x filter groups x "
               "pixels (openacc:flat's step)", false}};
 
 }  // namespace

@@ -1,6 +1,6 @@
 // The OpenMP target regions. Each maps the arrays it touches (map(to:) inputs, map(from:) outputs): when
 // the caller has made them resident (`target enter data`) the map finds them present and copies nothing
-// (omptarget:resident, omptarget:fused); otherwise every call copies (omptarget:layers). On the host
+// (omptarget:resident, omptarget:flat); otherwise every call copies (omptarget:naive). On the host
 // fallback the maps are no-ops. Loop bodies are the shared device functions of
 // common/kernels/offload/patch_conv.hpp (also used by openacc); layouts are the canonical ones.
 #pragma once

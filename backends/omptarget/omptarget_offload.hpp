@@ -10,8 +10,8 @@
 
 namespace cnn::omptarget {
 
-std::unique_ptr<Session> open_layers(const Network& net, const RunConfig& config);
+std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config);
 std::unique_ptr<Session> open_resident(const Network& net, const RunConfig& config);
-std::unique_ptr<Session> open_fused(const Network& net, const RunConfig& config);
+std::unique_ptr<Session> open_flat(const Network& net, const RunConfig& config);
 
 }  // namespace cnn::omptarget

@@ -1,4 +1,4 @@
-// openacc:gangs and openacc:flat: the optimised steps. Everything stays resident (as in openacc:data),
+// openacc:gangs and openacc:flat: the optimised steps. Everything stays resident (as in openacc:resident),
 // and the 11 layers become 4 compute regions per chunk: conv+ReLU+pool three times (the conv outputs never
 // reach memory, each iteration computes the four conv outputs under one pooled pixel from a register
 // patch) and FC+softmax. They differ in how the loops map onto the GPU (see Mapping): gangs gives each

@@ -1,6 +1,6 @@
 // The OpenACC compute regions. Every array they touch must already be present on the device: the
 // callers' data regions decide whether that means a copy per call (openacc:naive) or buffers resident
-// for the whole session (openacc:data, openacc:flat). On the host fallback `present` is a no-op.
+// for the whole session (openacc:resident, openacc:flat). On the host fallback `present` is a no-op.
 //
 // Layouts are the canonical ones (common/network.hpp): images uint8 planar, activations per image
 // channel-major (c, y, x), conv weights (f, c, ky, kx), FC weights (o, c*16 + y*4 + x).

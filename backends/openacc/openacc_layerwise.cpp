@@ -1,4 +1,4 @@
-// openacc:naive and openacc:data: the thesis' layer-by-layer OpenACC port, one compute region per layer.
+// openacc:naive and openacc:resident: the thesis' layer-by-layer OpenACC port, one compute region per layer.
 // Both run the same code; every layer is wrapped in a data region with copyin/copyout clauses. OpenACC
 // copies only what is not already present, so:
 //  - naive: nothing is resident, so every layer call copies its weights and input to the GPU, allocates
@@ -65,7 +65,7 @@ std::unique_ptr<Session> open_data(const Network& net, const RunConfig& config) 
 }
 
 const VariantRegistration kData{"openacc", 2, open_data,
-    {"data", "the same loops, with weights, images and activations resident on the device (present)", true}};
+    {"resident", "the same loops, with weights, images and activations resident on the device (present)", true}};
 
 }  // namespace
 }  // namespace cnn::openacc

@@ -1,5 +1,5 @@
 // openmp:image_parallel: threads over images. Each thread runs the optimised per-image forward pass of
-// serial:opt (common/kernels/cpu/fast_forward.hpp) with its own scratch buffers, so an image's activations
+// serial:register_tiles (common/kernels/cpu/fast_forward.hpp) with its own scratch buffers, so an image's activations
 // stay in that core's cache through the whole network and threads never synchronise inside an image.
 // Against openmp:naive this removes 11 fork/joins per image and the thesis' bounds-checked loops.
 #include <omp.h>
@@ -53,7 +53,7 @@ class OpenMpImageParallelSession final : public HostSession {
 };
 
 const VariantRegistration kImageParallel{"openmp", 2, open_session<OpenMpImageParallelSession>,
-    {"image_parallel", "threads over images, each running serial:opt's kernel with its activations in cache", false}};
+    {"image_parallel", "threads over images, each running serial:register_tiles's kernel with its activations in cache", false}};
 
 }  // namespace
 }  // namespace cnn::openmp

@@ -1,4 +1,4 @@
-// serial:winograd, serial:opt with conv2 and conv3 as Winograd F(4x4, 5x5) convolutions
+// serial:winograd, serial:register_tiles with conv2 and conv3 as Winograd F(4x4, 5x5) convolutions
 // (common/kernels/cpu/winograd_forward.hpp): 64 multiplies per 4x4 output tile and channel pair instead
 // of 400, on one thread, four images at a time (SIMD lanes over images and tiles). conv1 too, with its
 // 3-channel sums fused into the output transform.
@@ -42,7 +42,7 @@ class SerialWinogradSession final : public HostSession {
 };
 
 const VariantRegistration kWinograd{"serial", 3, open_session<SerialWinogradSession>,
-    {"winograd", "serial:opt with Winograd F(4x4,5x5) convolutions: 64 multiplies per 4x4 tile and channel pair "
+    {"winograd", "serial:register_tiles with Winograd F(4x4,5x5) convolutions: 64 multiplies per 4x4 tile and channel pair "
                  "instead of 400, four images per SIMD pass", false,
      {"fp32_fma", winograd::kExecutedFlopPerImage}}};
 

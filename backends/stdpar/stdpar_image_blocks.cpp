@@ -1,5 +1,5 @@
 // stdpar:image_blocks: std::for_each(par) over blocks of images, each image through the optimised per-image
-// kernel of serial:opt and openmp:image_parallel (common/kernels/cpu/fast_forward.hpp). The algorithm is
+// kernel of serial:register_tiles and openmp:image_parallel (common/kernels/cpu/fast_forward.hpp). The algorithm is
 // openmp:image_parallel's; only the thread layer differs (libstdc++'s parallel algorithms on TBB instead of an
 // OpenMP dynamic schedule), so the two measure the cost of the parallel layer. `par`, not `par_unseq`:
 // each block uses its thread's scratch buffers (thread_local), which unsequenced execution does not allow.
@@ -57,7 +57,7 @@ class ImageBlocksSession final : public HostSession {
 };
 
 const VariantRegistration kImageBlocks{"stdpar", 2, open_session<ImageBlocksSession>,
-    {"image_blocks", "std::for_each(par) over blocks of images, each image through serial:opt's kernel", false}};
+    {"image_blocks", "std::for_each(par) over blocks of images, each image through serial:register_tiles's kernel", false}};
 }  // namespace
 
 }  // namespace cnn::stdpar

@@ -67,7 +67,7 @@ def probe_args(tmp, repo_dir):
 
 def test_bisect_names_the_commit_that_made_the_benchmark_slower(repo, tmp_path):
     r, commits = repo
-    res = run_tool("history", "bisect", "serial:opt/images:1200/threads:1", commits[0], commits[-1],
+    res = run_tool("history", "bisect", "serial:register_tiles/images:1200/threads:1", commits[0], commits[-1],
                    *probe_args(tmp_path, r))
     assert res.returncode == 0, res.stderr
     assert f"first slower commit: {commits[SLOW_AT - 1]} make it slower by half" in res.stdout
@@ -75,7 +75,7 @@ def test_bisect_names_the_commit_that_made_the_benchmark_slower(repo, tmp_path):
     probes = res.stdout.count("\nprobe ") + res.stdout.startswith("probe ")
     assert probes <= 6, res.stdout  # 2 ends + log2(11) probes (+1 for the broken commit), not 12 builds
     # GOOD and BAD without a step between them: one line, exit 2
-    res = run_tool("history", "bisect", "serial:opt/images:1200/threads:1", commits[0], commits[2],
+    res = run_tool("history", "bisect", "serial:register_tiles/images:1200/threads:1", commits[0], commits[2],
                    *probe_args(tmp_path, r))
     assert res.returncode == 2 and "no step" in res.stderr
 
@@ -84,7 +84,7 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     r, commits = repo
     store = tmp_path / "store.jsonl"
     res = run_tool("history", "backfill", f"{commits[0]}..{commits[-1]}", "--store", store,
-                   "--backends", "serial:opt", *probe_args(tmp_path, r))
+                   "--backends", "serial:register_tiles", *probe_args(tmp_path, r))
     assert res.returncode == 0, res.stderr
     assert "backfill: 1 build_failed, 10 ok" in res.stdout  # A..B: the 11 commits after A
     entries = history.read_store(store)
@@ -97,7 +97,7 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     assert slow["runs"][0]["median_ms"] == pytest.approx(15.0) and "machine_load" in slow["backfill"]
     # resumed: nothing is built twice; --every 3 picks from the newest
     res = run_tool("history", "backfill", f"{commits[0]}..{commits[-1]}", "--store", store, "--every", "3",
-                   "--backends", "serial:opt", *probe_args(tmp_path, r))
+                   "--backends", "serial:register_tiles", *probe_args(tmp_path, r))
     assert res.returncode == 0 and "backfill: 4 skipped" in res.stdout, res.stdout
     # the history sees the step where it is, lists the failure, and orders by git
     a = history.analyse(history.read_store(store), repo=r)

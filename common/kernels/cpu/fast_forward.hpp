@@ -1,4 +1,4 @@
-// The optimised CPU forward pass of one image, used by serial:opt (one thread) and openmp:image_parallel
+// The optimised CPU forward pass of one image, used by serial:register_tiles (one thread) and openmp:image_parallel
 // (threads over images). What it changes against the thesis' loops, and why (figures in
 // backends/openmp/README.md):
 // - planar activations [channel][y][x] with the zero padding stored, so the 5x5 loops have no bounds checks;

@@ -95,9 +95,9 @@ struct Weights {
 };
 
 // upload/download and the device facts, for sessions whose forward() reads images_ and writes probs_.
-// `resident` (openacc:data/gangs/flat, omptarget:resident/fused): images and probabilities live on the
+// `resident` (openacc:resident/gangs/flat, omptarget:resident/flat): images and probabilities live on the
 // device between calls, so upload/download are the h2d/d2h copies. Otherwise (openacc:naive,
-// omptarget:layers) forward() copies per layer and upload/download only hand over host pointers.
+// omptarget:naive) forward() copies per layer and upload/download only hand over host pointers.
 template <const DataDirectives& D>
 class OffloadSession : public Session {
  public:

@@ -1,9 +1,9 @@
 // The two kinds of session the directive-based backends (openacc, omptarget) run, written once over each
 // backend's own compute regions:
 //  - LayerwiseSession: the thesis' layer-by-layer port, 11 layer calls per chunk of images, each timed
-//    (openacc:naive/data, omptarget:layers/resident);
+//    (openacc:naive/resident, omptarget:naive/resident);
 //  - FusedSession: conv+ReLU+pool three times and FC+softmax, 4 calls per chunk, everything resident
-//    (openacc:gangs/flat, omptarget:fused).
+//    (openacc:gangs/flat, omptarget:flat).
 // `Kernels` is a small object of the backend's that makes the calls with its directives:
 //   layer-wise: conv(in, n, spec, w, b, out) for uint8 pixels and float activations, relu(a, count),
 //               pool(in, n, spec, out), fc(in, n, w, b, out), softmax(a, n)

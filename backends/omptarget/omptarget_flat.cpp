@@ -1,4 +1,4 @@
-// omptarget:fused, openacc:flat's step in OpenMP: everything resident (as in omptarget:resident), and
+// omptarget:flat, openacc:flat's step in OpenMP: everything resident (as in omptarget:resident), and
 // the 11 layers become 4 target regions per chunk: conv+ReLU+pool three times (conv outputs never reach
 // memory; each iteration computes the four conv outputs under one pooled pixel for all of the layer's
 // filters) and FC+softmax. One `teams distribute parallel for simd` loop over (image, y, x), flattened by
@@ -19,7 +19,7 @@ struct FusedRegions {
 
 }  // namespace
 
-std::unique_ptr<Session> open_fused(const Network& net, const RunConfig& config) {
+std::unique_ptr<Session> open_flat(const Network& net, const RunConfig& config) {
   return std::make_unique<offload::FusedSession<kDirectives, FusedRegions>>(net, config);
 }
 

@@ -1,4 +1,4 @@
-// serial:opt, the optimised CPU forward pass (common/kernels/cpu/fast_forward.hpp) on one thread, one
+// serial:register_tiles, the optimised CPU forward pass (common/kernels/cpu/fast_forward.hpp) on one thread, one
 // image after another. Against serial:naive it removes the bounds checks, re-lays weights so one tap's
 // filters are contiguous, and blocks registers over a vector of pixels times all filters.
 // Figures: backends/openmp/README.md.
@@ -10,9 +10,9 @@
 namespace cnn::serial {
 namespace {
 
-class SerialOptSession final : public HostSession {
+class SerialRegisterTilesSession final : public HostSession {
  public:
-  SerialOptSession(const Network& net, const RunConfig& config) : net_(net), progress_(config.progress) {}
+  SerialRegisterTilesSession(const Network& net, const RunConfig& config) : net_(net), progress_(config.progress) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
@@ -30,8 +30,9 @@ class SerialOptSession final : public HostSession {
   std::function<void(std::size_t, std::size_t)> progress_;
 };
 
-const VariantRegistration kOpt{"serial", 2, open_session<SerialOptSession>,
-    {"opt", "no bounds checks, packed weights, registers blocked over pixels x all filters (cpu_kernels)", false}};
+const VariantRegistration kOpt{"serial", 2, open_session<SerialRegisterTilesSession>,
+    {"register_tiles", "no bounds checks, packed weights, registers blocked over pixels x all filters (kernels/cpu)",
+     false}};
 
 }  // namespace
 }  // namespace cnn::serial
