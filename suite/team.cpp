@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstring>
 #include <new>
 #include <stdexcept>
@@ -44,8 +45,11 @@ bool launched_by_mpi(const char* const* envp) noexcept {
 }
 
 std::unique_ptr<Team> make_team() {
-  if (launched_by_mpi(::environ))
+  if (launched_by_mpi(::environ)) {
     if (std::unique_ptr<Team> mpi = make_mpi_team()) return mpi;
+    std::fprintf(stderr, "suite: note: started by an MPI launcher, but this suite was built without MPI: each "
+                         "process runs alone and writes its own report\n");
+  }
   return std::make_unique<SoloTeam>();
 }
 
