@@ -1,9 +1,11 @@
 // A test backend for tests/mpi/mpi_test.sh, linked into suite_mpi_faulty only: correct results (the FP64
-// reference rounded to FP32) on every MPI rank but rank 1, whose probabilities are off by 0.01, so that one
-// rank of a job fails validation while the others pass.
+// reference rounded to FP32) on every MPI rank but rank 1. faulty:rank1's probabilities are off by 0.01 there,
+// so that one rank of a job fails validation while the others pass; faulty:rank1_throws fails its forward
+// pass there, while the other ranks are between barriers.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <stdexcept>
 
 #include "common/reference.hpp"
 #include "common/registry.hpp"
@@ -19,10 +21,12 @@ bool is_rank_one() {
   return false;
 }
 
+template <bool kThrows>
 class FaultySession final : public HostSession {
  public:
-  FaultySession(const Network& net, const RunConfig&) : net_(net), error_(is_rank_one() ? 0.01f : 0.0f) {}
+  FaultySession(const Network& net, const RunConfig&) : net_(net), error_(is_rank_one() && !kThrows ? 0.01f : 0.0f) {}
   double forward(LayerTimes&) override {
+    if (kThrows && is_rank_one()) throw std::runtime_error("faulty:rank1_throws: a forward pass failed on this rank");
     StopWatch sw;
     for (std::size_t i = 0; i < n_; ++i) {
       const auto p = reference_forward(net_, pixels_ + i * kImageBytes);
@@ -40,8 +44,10 @@ class FaultySession final : public HostSession {
 
 const BackendRegistration kFaulty{"faulty", [] { return Availability{true, "", "CPU (test backend)"}; }};
 
-const VariantRegistration kRankOne{"faulty", 1, open_session<FaultySession>,
+const VariantRegistration kRankOne{"faulty", 1, open_session<FaultySession<false>>,
     {"rank1", "wrong by 0.01 on MPI rank 1 (a test backend)", false}};
+const VariantRegistration kThrowsOnRankOne{"faulty", 2, open_session<FaultySession<true>>,
+    {"rank1_throws", "a forward pass that fails on MPI rank 1 (a test backend)", false}};
 
 }  // namespace
 }  // namespace cnn::test

@@ -63,6 +63,12 @@ python3 -c "
 import json; v = json.load(open('faulty.json'))['runs'][0]['mpi']['validation_per_rank']
 assert [x['passed'] for x in v] == [True, False], v" || fail "faulty.json does not say that rank 1 failed"
 
+# a forward pass fails on rank 1 while rank 0 waits at the pass's barrier: both end, exit 1, no report
+timeout 120 mpirun -q -n 2 --oversubscribe "$faulty" --backend faulty:rank1_throws --images 20 --quiet \
+  --output throws.json 2>err-throws.txt
+expect 1 '^suite: error: rank 1: faulty:rank1_throws: a forward pass failed on this rank' err-throws.txt throws.json $?
+[ ! -e throws.json ] || fail "a failed forward pass on rank 1 left a report"
+
 # --mpi-mode outside an MPI job: a usage error
 "$suite" --mpi-mode split --backend serial:opt --images 20 --quiet --output none.json 2>err-usage.txt
 expect 2 '^suite: error: --mpi-mode: only for a suite started by an MPI launcher' err-usage.txt none.json $?
