@@ -106,6 +106,11 @@ class Run:
         return f"{self.backend}:{self.variant}"
 
     @property
+    def ranks(self):
+        """The MPI ranks that ran it together (1: a single process)."""
+        return self.mpi.get("ranks", 1)
+
+    @property
     def passed(self):
         return self.validation.get("passed") is True
 

@@ -73,3 +73,13 @@ def test_a_malformed_mpi_block_is_named(tmp_path):
     path.write_text(json.dumps(data))
     r = run_tool("report", "--scaling", path)
     assert r.returncode != 0 and "'mpi' needs a positive integer 'ranks'" in r.stderr, r.stderr
+
+
+def test_a_run_of_ranks_is_its_own_row_beside_a_single_process(tmp_path):
+    """Same variant, images and threads: the MPI run neither replaces the single process's (newest wins)
+    nor passes for it."""
+    r = run_tool("report", "--format", "csv", "--table", "runs", "--images", "50", SERIAL,
+                 mpi_report(tmp_path / "r2.json", 2, 2000.0))
+    got = [(row["backend:variant"], row["device"]) for row in rows(r)]
+    assert len(got) == 2 and got[0][1] != got[1][1], got
+    assert any("(2 MPI ranks, split)" in device for _, device in got), got
