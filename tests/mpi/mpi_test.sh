@@ -20,8 +20,24 @@ run_args=(--backend serial:opt --images 1200 --quiet)
 "$suite" "${run_args[@]}" --output solo.json --save-probs solo.npy 2>err-solo.txt || fail "single process"
 mpi "$suite" "${run_args[@]}" --output split.json --save-probs split.npy 2>err-split.txt || fail "split: exit $?"
 cmp -s solo.npy split.npy || fail "split: the gathered probabilities differ from a single process's"
-mpi "$suite" "${run_args[@]}" --mpi-mode replicate --output replicate.json 2>err-replicate.txt ||
+# replicate, the CPUs shared out by the suite itself (mpirun binds none): a block of them each
+mpi --bind-to none "$suite" "${run_args[@]}" --mpi-mode replicate --output replicate.json 2>err-replicate.txt ||
   fail "replicate: exit $?"
+CPUS=$(nproc) python3 - <<'PY' || fail "replicate.json: the ranks' CPUs"
+import json, os
+def cpus(text):
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out |= set(range(int(lo), int(hi or lo) + 1))
+    return out
+meta = json.load(open("replicate.json"))["meta"]
+b = meta["mpi"]["binding"]
+assert meta["openmp_proc_bind"] == "", meta["openmp_proc_bind"]  # no default binding under a launcher
+if int(os.environ["CPUS"]) >= 2:
+    assert not cpus(b[0]["cpus"]) & cpus(b[1]["cpus"]), b
+assert all(x["threads"] == len(cpus(x["cpus"])) for x in b), b
+PY
 python3 - <<'PY' || fail "the reports"
 import json
 for name, mode, per_rank in (("split", "split", 600), ("replicate", "replicate", 1200)):
