@@ -86,6 +86,22 @@ std::string gpu_for(const char* visible, int devices, int local_rank) {
   return ids.empty() ? std::string() : ids[std::size_t(local_rank) % ids.size()];
 }
 
+std::string narrow_visible_gpus(int local_rank) {
+  const std::string gpu = gpu_for(std::getenv("CUDA_VISIBLE_DEVICES"), gpu_devices(), local_rank);
+  if (!gpu.empty()) ::setenv("CUDA_VISIBLE_DEVICES", gpu.c_str(), 1);
+  return gpu;
+}
+
+int launcher_local_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"}) {
+    const char* v = std::getenv(name);
+    char* end = nullptr;
+    const long rank = v ? std::strtol(v, &end, 10) : -1;
+    if (v && *v && *end == '\0' && rank >= 0 && rank < (1 << 20)) return int(rank);
+  }
+  return -1;
+}
+
 RankBinding bind_rank(Team& team) {
   RankBinding b{team.rank(), team.local_rank(), host_name(), allowed_cpus(), "none"};
   if (!team.is_mpi()) return b;
@@ -95,11 +111,8 @@ RankBinding bind_rank(Team& team) {
     b.cpus = cpu_share(b.cpus, team.local_rank(), team.local_size());
     run_on(b.cpus);
   }
-  const std::string gpu = gpu_for(std::getenv("CUDA_VISIBLE_DEVICES"), gpu_devices(), team.local_rank());
-  if (!gpu.empty()) {
-    ::setenv("CUDA_VISIBLE_DEVICES", gpu.c_str(), 1);
-    b.gpu = gpu;
-  }
+  const std::string gpu = narrow_visible_gpus(team.local_rank());
+  if (!gpu.empty()) b.gpu = gpu;
   return b;
 }
 

@@ -29,6 +29,15 @@ std::vector<int> cpu_share(const std::vector<int>& allowed, int local_rank, int 
 // "0-3,8,10-11"
 std::string cpu_list_text(const std::vector<int>& cpus);
 
+// Narrows CUDA_VISIBLE_DEVICES to local_rank's GPU (gpu_for) and returns it; "" where there is none.
+// Idempotent: once narrowed, every later call picks the same GPU. make_team calls it with the launcher's
+// node-local rank before MPI_Init, since a CUDA-aware MPI may initialise CUDA there; bind_rank again with MPI's.
+std::string narrow_visible_gpus(int local_rank);
+
+// The launcher's node-local rank from the environment (OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID,
+// SLURM_LOCALID), -1 where none says it.
+int launcher_local_rank();
+
 // The GPU of local_rank: from the comma-separated `visible` list (CUDA_VISIBLE_DEVICES; nullptr: unset)
 // or, without one, from `devices` GPUs numbered 0..devices-1; "" when there is none.
 std::string gpu_for(const char* visible, int devices, int local_rank);

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/errors.hpp"
+#include "suite/binding.hpp"
 
 namespace cnn {
 
@@ -46,6 +47,7 @@ bool launched_by_mpi(const char* const* envp) noexcept {
 
 std::unique_ptr<Team> make_team() {
   if (launched_by_mpi(::environ)) {
+    if (built_with_mpi() && launcher_local_rank() >= 0) (void)narrow_visible_gpus(launcher_local_rank());
     if (std::unique_ptr<Team> mpi = make_mpi_team()) return mpi;
     std::fprintf(stderr, "suite: note: started by an MPI launcher, but this suite was built without MPI: each "
                          "process runs alone and writes its own report\n");

@@ -16,9 +16,11 @@ fail() { echo "FAIL: $*"; for f in err*.txt; do [ -f "$f" ] && { echo "--- $f"; 
 mpi() { mpirun -q -n 2 --oversubscribe "$@"; }
 run_args=(--backend serial:opt --images 1200 --quiet)
 
-# split: 600 images a rank, each validated, one report with both ranks' figures; the .npy in image order
+# split: 600 images a rank, each validated, one report with both ranks' figures; the .npy in image order;
+# each rank takes its GPU from CUDA_VISIBLE_DEVICES (no CUDA is initialised for serial:opt)
 "$suite" "${run_args[@]}" --output solo.json --save-probs solo.npy 2>err-solo.txt || fail "single process"
-mpi "$suite" "${run_args[@]}" --output split.json --save-probs split.npy 2>err-split.txt || fail "split: exit $?"
+mpi -x CUDA_VISIBLE_DEVICES=4,6 "$suite" "${run_args[@]}" --output split.json --save-probs split.npy 2>err-split.txt ||
+  fail "split: exit $?"
 cmp -s solo.npy split.npy || fail "split: the gathered probabilities differ from a single process's"
 # replicate, the CPUs shared out by the suite itself (mpirun binds none): a block of them each
 mpi --bind-to none "$suite" "${run_args[@]}" --mpi-mode replicate --output replicate.json 2>err-replicate.txt ||
@@ -55,6 +57,8 @@ for name, mode, per_rank in (("split", "split", 600), ("replicate", "replicate",
     assert max(run["mpi"]["forward_median_ms_per_rank"]) <= run["forward_ms"]["max"] + 1e-9, run["mpi"]
     assert abs(run["mpi"]["aggregate_images_per_s"] - 2 * per_rank / (slowest / 1000)) < 1e-6 * run["mpi"]["aggregate_images_per_s"]
     assert run["mpi"]["load_imbalance"] >= 1.0
+gpus = [b["gpu"] for b in json.load(open("split.json"))["meta"]["mpi"]["binding"]]
+assert gpus == ["4", "6"], gpus
 print("split and replicate reports ok")
 PY
 
