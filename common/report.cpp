@@ -97,6 +97,7 @@ json run_to_json(const RunRecord& r) {
                        {"load_avg_1min_end", r.load_end.load_avg_1min},
                        {"other_runnable_start", r.load_start.other_runnable},
                        {"other_runnable_end", r.load_end.other_runnable}};
+  if (!r.mpi.is_null()) j["mpi"] = r.mpi;
   return j;
 }
 
@@ -141,6 +142,7 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
       if ((k.rfind("gpu_", 0) == 0 || k == "driver_version" || k == "cuda_runtime_version") && !gpu.contains(k))
         gpu[k] = val;
   if (!gpu.empty()) m["gpu"] = gpu;
+  if (!meta.mpi.is_null()) m["mpi"] = meta.mpi;
   json report;
   report["schema_version"] = kSchemaVersion;
   report["meta"] = m;

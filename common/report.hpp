@@ -37,6 +37,8 @@ struct RunRecord {
   std::size_t energy_passes = 0;
   double energy_window_ms = 0;
   std::string energy_source, energy_why_not;
+  // Under MPI (suite/ranks.hpp): the ranks' own times and validations; null in a single process.
+  nlohmann::ordered_json mpi;
 
   double forward_median_ms() const;
   double forward_min_ms() const;  // 0 without samples
@@ -51,6 +53,7 @@ struct ReportMeta {
   std::vector<std::string> data_sources;
   std::string weights;
   double reference_ms = 0;  // the FP64 reference over the distinct images
+  nlohmann::ordered_json mpi;  // ranks, mode and binding under MPI; null in a single process
 };
 
 // ordered_json: keys keep the order written here (layers_ms in network order, not alphabetical).

@@ -43,7 +43,7 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
 std::string usage_text() {
   return std::string("suite ") + build_info::version + "\n" + R"(usage: suite [--list] [--backend LIST|all] [--images LIST] [--batch N] [--repeat N] [--warmup N]
              [--threads N] [--data PATH...] [--weights DIR] [--output FILE] [--format table|json|csv|gbench]
-             [--save-probs FILE.npy] [--label TEXT] [--quiet] [--version]
+             [--save-probs FILE.npy] [--label TEXT] [--mpi-mode split|replicate] [--quiet] [--version]
 
 Runs the ConvNetJS CIFAR-10 network on each backend, validates every result against the FP64
 reference, prints a table and writes a JSON report.
@@ -65,6 +65,8 @@ reference, prints a table and writes a JSON report.
   --save-probs FILE    N x 10 float32 probabilities of the last run, as .npy
   --label TEXT         a name for this machine in the report (meta.label): the report tools tell platforms
                        apart by CPU model, cores and GPU, and by this label where those are the same
+  --mpi-mode MODE      under mpirun: split (default) shares the images out across the ranks,
+                       replicate runs all of them on every rank (only in an MPI job)
   --quiet              no table, no progress (errors still go to stderr; a --format other than
                        table is still printed)
   --version            the suite's version and git commit
@@ -124,7 +126,13 @@ Options parse_command_line(const std::vector<std::string>& args) {
       if (o.label.size() > 64 || std::any_of(o.label.begin(), o.label.end(), [](unsigned char c) { return c < 0x20; }))
         throw UsageError("--label: at most 64 characters, no control characters");
     }
-    else if (flag == "--format") {
+    else if (flag == "--mpi-mode") {
+      const std::string v = value();
+      if (v == "split") o.mpi_mode = MpiMode::split;
+      else if (v == "replicate") o.mpi_mode = MpiMode::replicate;
+      else throw UsageError("--mpi-mode '" + v + "': expected split or replicate");
+      o.mpi_mode_given = true;
+    } else if (flag == "--format") {
       const std::string v = value();
       if (v == "table") o.format = Format::table;
       else if (v == "json") o.format = Format::json;

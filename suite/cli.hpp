@@ -10,6 +10,9 @@ namespace cnn {
 
 enum class Format { table, json, csv, gbench };
 
+// Under MPI: the images of --images shared out across the ranks, or all of them on every rank.
+enum class MpiMode { split, replicate };
+
 struct Options {
   bool list = false;
   bool help = false;
@@ -27,6 +30,8 @@ struct Options {
   std::string save_probs;
   bool quiet = false;
   std::string label;  // the user's name for this machine, where its CPU and GPU do not tell it apart
+  MpiMode mpi_mode = MpiMode::split;
+  bool mpi_mode_given = false;  // refused outside an MPI job (suite/runner.cpp)
 };
 
 inline constexpr std::size_t kMaxImages = 10'000'000;  // 30 GB of pixels; more is a typo

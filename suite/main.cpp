@@ -10,6 +10,7 @@
 #include "common/registry.hpp"
 #include "suite/runner.hpp"
 #include "suite/startup.hpp"
+#include "suite/team.hpp"
 
 namespace {
 // OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise: libgomp spins by
@@ -24,15 +25,20 @@ namespace {
 // 300000 and OMP_PROC_BIND FALSE with a setenv in .preinit_array). So when one of these defaults (the
 // wait policy included) is missing, the suite executes itself again, once, with them added, before any
 // library's initialiser has run; if that fails (no /proc), it goes on unbound and the report says so.
+// Under an MPI launcher the binding defaults are left out: libgomp would bind the main thread to the first
+// of the places it makes of all the CPUs that the launcher gave, before the rank takes its share of them
+// (suite/binding.hpp); the threads that the backends start inherit the rank's share instead.
 void default_openmp_threads_bound(int, char** argv, char** envp) {
-  static const char* const defaults[] = {"OMP_PROC_BIND=spread", "OMP_PLACES=threads", "OMP_WAIT_POLICY=PASSIVE"};
+  static const char* const defaults[] = {"OMP_WAIT_POLICY=PASSIVE", "OMP_PROC_BIND=spread", "OMP_PLACES=threads"};
+  const std::size_t wanted = cnn::launched_by_mpi(envp) ? 1 : std::size(defaults);
   std::size_t n = 0;
   while (envp && envp[n]) ++n;
   static char* env[4096];
   if (n + std::size(defaults) + 1 > std::size(env)) return;
   std::size_t m = 0;
   for (; m < n; ++m) env[m] = envp[m];
-  for (const char* d : defaults) {
+  for (std::size_t k = 0; k < wanted; ++k) {
+    const char* d = defaults[k];
     const std::size_t name = std::strchr(d, '=') - d + 1;  // "NAME=" is set, even to an empty value
     bool set = false;
     for (std::size_t i = 0; i < n && !set; ++i) set = std::strncmp(envp[i], d, name) == 0;

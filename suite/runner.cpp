@@ -21,12 +21,15 @@
 #include "common/text.hpp"
 #include "common/timer.hpp"
 #include "suite/backend_list.hpp"
+#include "suite/binding.hpp"
 #include "suite/cli.hpp"
 #include "suite/gbench.hpp"
 #include "suite/output_plan.hpp"
+#include "suite/ranks.hpp"
 #include "suite/signals.hpp"
 #include "suite/startup.hpp"
 #include "suite/table.hpp"
+#include "suite/team.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;
@@ -38,8 +41,9 @@ namespace {
 // start (`>&-`, /dev/null since suite/startup.cpp) is the user's choice not to see it, and is no error.
 class Stdout {
  public:
+  explicit Stdout(bool silent) : silent_(silent) {}  // silent: an MPI rank other than 0
   void write(const std::string& s) {
-    if (error_ != 0 || s.empty()) return;
+    if (silent_ || error_ != 0 || s.empty()) return;
     if (stdout_closed_at_start()) {
       unseen_ = true;
       return;
@@ -51,6 +55,7 @@ class Stdout {
   bool unseen() const { return unseen_; }  // output was meant for a standard output closed from the start
 
  private:
+  bool silent_;
   int error_ = 0;
   bool unseen_ = false;
 };
@@ -154,6 +159,7 @@ struct RunInput {
   std::size_t images, distinct;
   const std::vector<double>* reference;  // distinct x 10
   double load_ms;
+  Share share;  // this rank's images of the run (all of them in a single process)
 };
 
 // The record's identity and the machine's load before the run (a warning when it is busy).
@@ -163,7 +169,8 @@ RunRecord start_record(const Selected& sel, const RunInput& in, const Options& o
   r.variant = sel.variant.name;
   r.arithmetic = sel.variant.arithmetic;
   r.load_start = machine_load();
-  if (!opt.quiet && r.load_start.other_runnable >= std::max(1, logical_cores() / 2)) {
+  // Under MPI the other ranks of the node are the expected load.
+  if (!opt.quiet && !launched_by_mpi(::environ) && r.load_start.other_runnable >= std::max(1, logical_cores() / 2)) {
     std::cerr << "suite: warning: the machine is busy (" << r.load_start.other_runnable
               << " other processes runnable, load average " << r.load_start.load_avg_1min << " on " << logical_cores()
               << " cores) before " << r.backend << ":" << r.variant << ": its timings may be unreliable\n";
@@ -173,28 +180,42 @@ RunRecord start_record(const Selected& sel, const RunInput& in, const Options& o
   return r;
 }
 
+// One pass on every rank, started together after a barrier; its time is the slowest rank's. The rank's
+// own time goes to `own`, where given.
+double team_forward(Session& session, LayerTimes& layers, Team& team, std::vector<double>* own = nullptr) {
+  team.barrier();
+  double ms = 0;
+  collectively(team, [&] { ms = session.forward(layers); });
+  if (own) own->push_back(ms);
+  return team.max(ms);
+}
+
 // Auto mode: one warm-up unless a pass takes over a second (then that pass is the first sample).
-void warm_up(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers) {
+void warm_up(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers, Team& team,
+             std::vector<double>& own) {
   const int warmups = opt.warmup >= 0 ? opt.warmup : 1;
   for (int w = 0; w < warmups; ++w) {
     LayerTimes scratch;
-    const double ms = session.forward(scratch);
+    std::vector<double> own_time;
+    const double ms = team_forward(session, scratch, team, &own_time);
     if (opt.warmup < 0 && ms > 1000.0) {  // too slow to waste: keep it as the sample
       r.forward_samples_ms.push_back(ms);
+      own.push_back(own_time.back());
       layers = scratch;
     }
   }
 }
 
 // --repeat samples, or in auto mode up to 5 within about a second of forward time; layer times summed.
-void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers) {
+void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes& layers, Team& team,
+                  std::vector<double>& own) {
   std::vector<double>& samples = r.forward_samples_ms;
   double spent = 0;
   for (const double ms : samples) spent += ms;
   const int max_samples = opt.repeat > 0 ? opt.repeat : 5;
   while (int(samples.size()) < max_samples && (opt.repeat > 0 || samples.empty() || spent < 1000.0)) {
     LayerTimes scratch;
-    const double ms = session.forward(scratch);
+    const double ms = team_forward(session, scratch, team, &own);
     samples.push_back(ms);
     spent += ms;
     if (layers.empty()) {
@@ -236,12 +257,14 @@ void measure_energy(Session& session, RunRecord& r) {
   }
 }
 
-// The timed passes, then the mean time of each layer, then the energy.
-void measure(Session& session, const Options& opt, RunRecord& r) {
+// The timed passes, then the mean time of each layer, then the energy (a single rank's: a counter of a CPU
+// package or a GPU would count every rank there against one rank's images).
+void measure(Session& session, const Options& opt, RunRecord& r, Team& team, std::vector<double>& own) {
   LayerTimes layers;
-  warm_up(session, opt, r, layers);
-  timed_passes(session, opt, r, layers);
-  measure_energy(session, r);
+  warm_up(session, opt, r, layers, team, own);
+  timed_passes(session, opt, r, layers, team, own);
+  if (team.size() > 1) r.energy_why_not = "not measured under MPI: the ranks share the counters";
+  else collectively(team, [&] { measure_energy(session, r); });
   const double n_layer_samples = double(r.forward_samples_ms.size());
   for (auto& [name, ms] : layers) ms /= n_layer_samples;
   r.layers_ms = layers;
@@ -274,8 +297,9 @@ void validate_run(Session& session, const RunInput& in, const std::vector<float>
   }
 }
 
-// One run: open, upload, warm up, time, download, validate.
-RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, std::vector<float>& probs) {
+// One run: open, upload, warm up, time, download, validate. Every rank runs its share; the ranks agree on
+// errors between the phases, and rank 0's record becomes the job's (suite/ranks.hpp).
+RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, std::vector<float>& probs, Team& team) {
   reset_peak_host_memory();
   RunRecord r = start_record(sel, in, opt);
   RunConfig cfg;
@@ -285,21 +309,29 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
   cfg.progress = progress_printer(r.backend + ":" + r.variant, !opt.quiet);
 
   CopyTimes t;
-  StopWatch setup_clock;
-  const std::unique_ptr<Session> session = sel.backend->open(r.variant, *in.net, cfg);
-  t.setup_ms = setup_clock.ms();
-  r.device = sel.backend->availability().device;
-  r.device_info = session->device_info();
-  r.batch = session->batch();  // resolved by open() from cfg (common/backend.hpp: resolve_batch)
-  t.h2d_ms = session->upload(in.pixels, in.images);
-  measure(*session, opt, r);
-  probs.assign(in.images * kClasses, 0.0f);
-  t.d2h_ms = session->download(probs.data());
-  record_phases(r, in, t, session->on_device());
-  validate_run(*session, in, probs, r);
-  r.peak_device_memory_bytes = session->device_memory_bytes();
-  r.peak_host_memory_bytes = peak_host_memory_bytes();
+  std::unique_ptr<Session> session;
+  collectively(team, [&] {
+    StopWatch setup_clock;
+    session = sel.backend->open(r.variant, *in.net, cfg);
+    t.setup_ms = setup_clock.ms();
+    r.device = sel.backend->availability().device;
+    r.device_info = session->device_info();
+    r.batch = session->batch();  // resolved by open() from cfg (common/backend.hpp: resolve_batch)
+    t.h2d_ms = session->upload(in.pixels, in.images);
+  });
+  std::vector<double> own_samples;
+  measure(*session, opt, r, team, own_samples);
+  collectively(team, [&] {
+    probs.assign(in.images * kClasses, 0.0f);
+    t.d2h_ms = session->download(probs.data());
+    record_phases(r, in, t, session->on_device());
+    validate_run(*session, in, probs, r);
+    r.peak_device_memory_bytes = session->device_memory_bytes();
+    r.peak_host_memory_bytes = peak_host_memory_bytes();
+  });
   r.load_end = machine_load();
+  const std::vector<std::string> ranks = team.gather(rank_summary(r, in.share, own_samples));
+  if (team.is_mpi() && team.rank() == 0) combine_ranks(r, ranks, opt.mpi_mode, in.data->size());
   return r;
 }
 
@@ -344,22 +376,58 @@ Inputs load_inputs(const InputFiles& files, std::size_t max_images) {
   return in;
 }
 
+// The images a run of n images gives this rank: from the first image on, the loaded data itself and the
+// shared reference; from another image on (split mode, ranks after 0), a slice with a reference of its own.
+struct RankImages {
+  Dataset slice;
+  std::vector<double> reference;
+  std::vector<std::uint8_t> cycled;
+};
+
+RunInput rank_input(const Inputs& in, const std::vector<double>& reference, const Share& share, RankImages& own,
+                    double& reference_ms) {
+  const Dataset* data = &in.data;
+  const std::vector<double>* ref = &reference;
+  if (share.start != 0) {
+    StopWatch clock;
+    own.slice = slice_of(in.data, share.start, std::min(share.count, in.data.size()));
+    own.reference = reference_probs(in.net, own.slice, own.slice.size());
+    reference_ms += clock.ms();
+    data = &own.slice;
+    ref = &own.reference;
+  }
+  const bool cycles = share.count > data->size();
+  if (cycles) own.cycled = cycled_pixels(*data, share.count);
+  return RunInput{&in.net, data, cycles ? own.cycled.data() : data->pixels.data(), share.count,
+                  std::min(share.count, data->size()), ref, in.load_ms, share};
+}
+
 std::vector<RunRecord> run_all(const std::vector<Selected>& selected, const Inputs& in,
                                const std::vector<double>& reference, const Options& opt, std::vector<float>& probs,
-                               Stdout& out) {
+                               Stdout& out, Team& team, double& reference_ms) {
   std::vector<RunRecord> runs;
   for (const std::size_t n : opt.images) {
-    const bool cycles = n > in.data.size();
-    const std::vector<std::uint8_t> cycled = cycles ? cycled_pixels(in.data, n) : std::vector<std::uint8_t>{};
-    const RunInput run_in{&in.net,     &in.data, cycles ? cycled.data() : in.data.pixels.data(),
-                          n,           std::min(n, in.data.size()),
-                          &reference,  in.load_ms};
+    RankImages own;
+    RunInput run_in{};
+    collectively(team, [&] {
+      run_in = rank_input(in, reference, share_of(n, team.rank(), team.size(), opt.mpi_mode), own, reference_ms);
+    });
     for (const Selected& sel : selected) {
-      runs.push_back(run_one(sel, run_in, opt, probs));
+      runs.push_back(run_one(sel, run_in, opt, probs, team));
       if (!opt.quiet && opt.format == Format::table) out.write(format_run_table(runs.back()));
     }
   }
   return runs;
+}
+
+// The images of the shared reference: the most that any run of this rank takes from the first image on.
+std::size_t shared_reference_images(const Options& opt, const Team& team, std::size_t loaded) {
+  std::size_t most = 0;
+  for (const std::size_t n : opt.images) {
+    const Share s = share_of(n, team.rank(), team.size(), opt.mpi_mode);
+    if (s.start == 0) most = std::max(most, std::min(s.count, loaded));
+  }
+  return most;
 }
 
 // The report, then the .npy; returns where the report went.
@@ -398,54 +466,78 @@ std::string stdout_text(const Options& opt, const std::vector<RunRecord>& runs, 
 int validation_exit_code(const std::vector<RunRecord>& runs) {
   int code = kExitOk;
   for (const RunRecord& r : runs) {
-    if (r.validation.passed) continue;
-    std::cerr << "suite: error: validation failed for " << r.backend << ":" << r.variant << " on " << r.images
-              << " images: max |p - p_fp64| " << r.validation.max_abs_prob_diff << " (tolerance "
-              << r.validation.tolerance << "), " << r.validation.top1_mismatches << " top-1 mismatches\n";
-    code = kExitValidation;
+    for (const std::string& line : validation_failures(r)) std::cerr << "suite: error: " << line << "\n";
+    if (!r.validation.passed) code = kExitValidation;
   }
   return code;
 }
 
-int run(const Options& opt, const std::vector<std::string>& args, const std::vector<RegistryEntry>& entries) {
-  Stdout out;
-  if (opt.help) {
-    out.write(usage_text());
-    return kExitOk;
+// Decided before any rank starts work: --mpi-mode only in an MPI job, and a split with an image for each rank.
+void check_mpi_options(Options& opt, const Team& team, const RankBinding& binding) {
+  if (opt.mpi_mode_given && !team.is_mpi()) {
+    throw UsageError(std::string("--mpi-mode: only for a suite started by an MPI launcher (mpirun -n R suite ...)") +
+                     (built_with_mpi() ? "" : "; this suite was built without MPI"));
   }
-  if (opt.version) {
-    out.write(std::string("suite ") + build_info::version + " (" + build_info::git_commit() + ")\n");
-    return kExitOk;
-  }
-  if (opt.list) {
-    out.write(backend_list(entries, opt.format));
-    return kExitOk;
-  }
-  const Registry reg(entries);
-  const std::vector<Selected> selected = select_backends(reg, opt.backends, opt.quiet);
-  const InputFiles files = find_inputs(opt);
-  const OutputPlan plan = plan_outputs(opt, files.all());  // before minutes of work, not after
+  if (!team.is_mpi()) return;
+  for (const std::size_t n : opt.images)
+    if (opt.mpi_mode == MpiMode::split && n < std::size_t(team.size()))
+      throw UsageError("--images '" + std::to_string(n) + "': fewer images than the " + std::to_string(team.size()) +
+                       " ranks that --mpi-mode split shares them out to");
+  if (opt.threads == 0) opt.threads = std::max(1, int(binding.cpus.size()));  // the rank's share of the cores
+  if (team.rank() != 0) opt.quiet = true;  // rank 0 speaks for the job
+}
 
-  const std::size_t max_images = *std::max_element(opt.images.begin(), opt.images.end());
-  const Inputs in = load_inputs(files, max_images);
-
+// What the runs need, each step agreed by every rank: the backends, the input files, the outputs (rank 0's),
+// then the data, the weights and the reference of the images that runs take from the first one on.
+struct Prepared {
+  std::vector<Selected> selected;
+  OutputPlan plan;
+  Inputs in;
+  std::vector<double> reference;
   ReportMeta meta;
-  meta.threads_requested = opt.threads;
-  meta.label = opt.label;
-  meta.command_line = args;
-  for (const auto& s : in.data.sources) meta.data_sources.push_back(s);
-  meta.weights = in.net.source;
-  StopWatch ref_clock;
-  const std::vector<double> reference = reference_probs(in.net, in.data, std::min(max_images, in.data.size()));
-  meta.reference_ms = ref_clock.ms();
+};
 
-  std::vector<float> probs;
-  const std::vector<RunRecord> runs = run_all(selected, in, reference, opt, probs, out);
+void prepare(const Registry& reg, const Options& opt, Team& team, Prepared& p) {
+  InputFiles files;
+  collectively(team, [&] {
+    p.selected = select_backends(reg, opt.backends, opt.quiet);
+    files = find_inputs(opt);
+    if (team.rank() == 0) p.plan = plan_outputs(opt, files.all());  // before minutes of work, not after
+  });
+  const std::size_t max_images = *std::max_element(opt.images.begin(), opt.images.end());
+  collectively(team, [&] {
+    p.in = load_inputs(files, max_images);
+    StopWatch ref_clock;
+    const std::size_t shared = shared_reference_images(opt, team, p.in.data.size());
+    if (shared > 0) p.reference = reference_probs(p.in.net, p.in.data, shared);
+    p.meta.reference_ms = ref_clock.ms();
+  });
+  p.meta.threads_requested = opt.threads;
+  p.meta.label = opt.label;
+  for (const auto& s : p.in.data.sources) p.meta.data_sources.push_back(s);
+  p.meta.weights = p.in.net.source;
+}
 
-  const nlohmann::ordered_json report = make_report(meta, runs);
+// The last run's probabilities of every rank, in image order, on rank 0 (split mode's blocks are in rank order).
+std::vector<float> gathered_probs(Team& team, const std::vector<float>& probs) {
+  const std::vector<std::string> parts =
+      team.gather(std::string(reinterpret_cast<const char*>(probs.data()), probs.size() * sizeof(float)));
+  std::vector<float> all;
+  for (const std::string& part : parts) {
+    const std::size_t at = all.size();
+    all.resize(at + part.size() / sizeof(float));
+    std::memcpy(all.data() + at, part.data(), part.size());
+  }
+  return all;
+}
+
+// Rank 0 writes the report (and the .npy) and prints; returns the exit code.
+int publish(const Options& opt, const Prepared& p, const std::vector<RunRecord>& runs, const std::vector<float>& probs,
+            Stdout& out) {
+  const nlohmann::ordered_json report = make_report(p.meta, runs);
   // A byte that is not UTF-8 (in a file name, say) is replaced, never a reason to lose finished runs.
   const std::string report_text = report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-  const fs::path written = write_outputs(plan, report_text, probs, runs.back().images);
+  const fs::path written = write_outputs(p.plan, report_text, probs, runs.back().images);
   out.write(stdout_text(opt, runs, report, written));
   if (!opt.quiet && opt.format != Format::table) std::cerr << "suite: report: " << display(written) << "\n";
 
@@ -464,21 +556,58 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
   return code;
 }
 
+int run(Options opt, const std::vector<std::string>& args, const std::vector<RegistryEntry>& entries, Team& team,
+        const RankBinding& binding) {
+  Stdout out(team.rank() != 0);
+  if (opt.help) {
+    out.write(usage_text());
+    return kExitOk;
+  }
+  if (opt.version) {
+    out.write(std::string("suite ") + build_info::version + " (" + build_info::git_commit() + ")\n");
+    return kExitOk;
+  }
+  collectively(team, [&] { check_mpi_options(opt, team, binding); });
+  const Registry reg(entries);
+  if (opt.list) {
+    out.write(backend_list(entries, opt.format));
+    return kExitOk;
+  }
+  Prepared p;
+  prepare(reg, opt, team, p);
+  p.meta.command_line = args;
+  const std::vector<std::string> bindings = team.gather(binding_summary(binding, opt.threads));
+  if (team.is_mpi()) p.meta.mpi = mpi_meta(opt.mpi_mode, bindings);
+
+  std::vector<float> probs;
+  const std::vector<RunRecord> runs = run_all(p.selected, p.in, p.reference, opt, probs, out, team, p.meta.reference_ms);
+  if (!opt.save_probs.empty() && team.size() > 1 && opt.mpi_mode == MpiMode::split) probs = gathered_probs(team, probs);
+  int code = kExitOk;
+  collectively(team, [&] {
+    if (team.rank() == 0) code = publish(opt, p, runs, probs, out);
+  });
+  return int(team.max(double(code)));  // rank 0's, on every rank
+}
+
 }  // namespace
 
 int suite_main(const std::vector<std::string>& args, const std::vector<RegistryEntry>& registry) {
   install_signal_handlers();
+  const std::unique_ptr<Team> team = make_team();
+  const RankBinding binding = bind_rank(*team);
   try {
-    return run(parse_command_line(args), args, registry);
-  } catch (const SuiteError& e) {
-    std::cerr << "suite: error: " << display(e.what()) << "\n";
+    Options opt;
+    collectively(*team, [&] { opt = parse_command_line(args); });
+    return run(opt, args, registry, *team, binding);
+  } catch (const AgreedError& e) {  // every rank has it: rank 0 says it
+    if (team->rank() == 0) std::cerr << "suite: error: " << display(e.what()) << "\n";
     return e.exit_code();
-  } catch (const std::bad_alloc&) {
-    std::cerr << "suite: error: out of host memory (try fewer --images or a smaller --batch)\n";
-    return kExitOther;
-  } catch (const std::exception& e) {
-    std::cerr << "suite: error: " << display(e.what()) << "\n";
-    return kExitOther;
+  } catch (...) {  // this rank's alone: it says so, and the job cannot end together
+    const auto [code, message] = current_error();
+    std::cerr << "suite: error: " << (team->size() > 1 ? "rank " + std::to_string(team->rank()) + ": " : "")
+              << display(message) << "\n";
+    team->abort(code);
+    return code;
   }
 }
 

@@ -37,7 +37,8 @@ class Group:
 
 
 def run_key(r):
-    return (r.backend, r.variant, r.images, r.threads, r.batch)
+    # A run of several MPI ranks is another configuration than one process's with the same threads per rank.
+    return (r.backend, r.variant, r.images, r.threads, r.batch, r.ranks, r.mpi.get("mode"))
 
 
 def group_runs(runs):

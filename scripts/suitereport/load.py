@@ -99,10 +99,16 @@ class Run:
     executed_gflop_per_s: float = 0.0  # the FLOP it executed per second (0: not recorded)
     platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
     machine_load: dict = field(default_factory=dict)  # the suite's load readings (numbers only): gate.busy_reason
+    mpi: dict = field(default_factory=dict)  # a run under mpirun: ranks, mode, aggregate_images_per_s (_mpi_of)
 
     @property
     def name(self):
         return f"{self.backend}:{self.variant}"
+
+    @property
+    def ranks(self):
+        """The MPI ranks that ran it together (1: a single process)."""
+        return self.mpi.get("ranks", 1)
 
     @property
     def passed(self):
@@ -197,6 +203,20 @@ def _forward_time(x):
     return _is_number(x) and math.isfinite(x) and x >= MIN_FORWARD_MS
 
 
+def _mpi_of(r, where):
+    """The figures of a run under mpirun that scripts/report --scaling reads; {} in a single process's run
+    (and in reports from before the suite ran under MPI)."""
+    m = r.get("mpi")
+    if m is None:
+        return {}
+    ranks, mode = (m.get("ranks"), m.get("mode")) if isinstance(m, dict) else (None, None)
+    if not isinstance(ranks, int) or isinstance(ranks, bool) or not 1 <= ranks <= MAX_COUNT or not isinstance(mode, str):
+        raise ReportError(f"{where}: 'mpi' needs a positive integer 'ranks' and a 'mode'")
+    return {"ranks": ranks, "mode": mode,
+            "aggregate_images_per_s": _number(m, "aggregate_images_per_s", where=f"{where}: mpi"),
+            "load_imbalance": _number(m, "load_imbalance", 1.0, where=f"{where}: mpi")}
+
+
 def _parse_run(path, i, r, machine, meta):
     where = f"{path}: runs[{i}]"
     if not isinstance(r, dict):
@@ -282,6 +302,7 @@ def _parse_run(path, i, r, machine, meta):
         meta_peak_gflops=_number(meta, "peak_gflops", where=f"{path}: meta"),
         machine_load=({k: float(v) for k, v in load_readings.items() if _is_number(v) and math.isfinite(v)}
                       if isinstance(load_readings, dict) else {}),
+        mpi=_mpi_of(r, where),
     )
     run.platform = identity.platform_of(run.on_gpu, run.device, run.device_info, machine.cpu_model,
                                         machine.logical_cores, machine.gpu_name, machine.label_text)

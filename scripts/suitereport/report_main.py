@@ -4,7 +4,7 @@ import json
 import sys
 from pathlib import Path
 
-from . import analysis, cli, load, portability, portability_view, tables
+from . import analysis, cli, load, portability, portability_view, scaling, tables
 
 
 def main(argv):
@@ -25,12 +25,20 @@ def main(argv):
                         "Pennycook's PP over all platforms, over the supported ones, the CPUs and the GPUs")
     p.add_argument("--platforms", metavar="ID,...",
                    help="with --portability: the platform set H (ids as the verdict prints them; default: all)")
+    p.add_argument("--scaling", action="store_true",
+                   help="runs under mpirun: ranks against images/s of all ranks, speedup and efficiency against "
+                        "1 rank, load imbalance (with --out: scaling.png)")
     p.add_argument("--out", metavar="DIR", type=Path,
-                   help="with --portability: also write the cascade and PP charts (PNG) and portability.html")
+                   help="with --portability: also write the cascade and PP charts (PNG) and portability.html; "
+                        "with --scaling: scaling.png")
     args = p.parse_args(argv)
     runs = load.all_runs(load.load_reports(args.paths))
+    if args.portability and args.scaling:
+        raise load.ReportError("--portability and --scaling are two reports: one at a time")
     if args.portability:
         return _portability(args, runs)
+    if args.scaling:
+        return _scaling(args, runs)
     if args.format == "json" or args.out or args.platforms:
         raise load.ReportError("--format json, --out and --platforms go with --portability")
     if args.images:
@@ -65,18 +73,35 @@ def _portability(args, runs):
             raise load.ReportError(f"--platforms: unknown {', '.join(unknown)} (known: {', '.join(sorted(known))})")
     v = portability.verdict(runs, images, ids)
     if args.out:
-        if args.out.exists() and not args.out.is_dir():
-            raise load.ReportError(f"--out {args.out}: exists and is not a folder")
-        try:
-            args.out.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            raise load.ReportError(f"--out {args.out}: cannot create ({e.strerror})") from None
+        _make_out_dir(args.out)
         for path in portability_view.write_outputs(v, args.out):
             print(f"wrote {path}", file=sys.stderr)
     if args.format == "json":
         sys.stdout.write(json.dumps(portability.to_json(v), indent=1, allow_nan=False) + "\n")
     else:
         sys.stdout.write(portability_view.markdown(v))
+    return cli.EXIT_OK
+
+
+def _make_out_dir(out):
+    if out.exists() and not out.is_dir():
+        raise load.ReportError(f"--out {out}: exists and is not a folder")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise load.ReportError(f"--out {out}: cannot create ({e.strerror})") from None
+
+
+def _scaling(args, runs):
+    if args.format == "json" or args.platforms or args.table != "all":
+        raise load.ReportError("--scaling prints md, csv or latex; --platforms and --table do not apply")
+    if args.images:
+        runs = [r for r in runs if r.images in args.images]
+    out = scaling.scaling_tables(runs)
+    if args.out:
+        _make_out_dir(args.out)
+        print(f"wrote {scaling.scaling_chart(runs, args.out / 'scaling.png')}", file=sys.stderr)
+    sys.stdout.write(tables.render(out, args.format))
     return cli.EXIT_OK
 
 

@@ -80,6 +80,12 @@ def _validation_cell(r):
     return f"FAILED ({diff}, {v.get('top1_mismatches', '?')} top-1)"
 
 
+def _device_cell(r):
+    """The device, and for a run of several MPI ranks how many (its threads are per rank, its images/s all
+    ranks')."""
+    return f"{r.device} ({r.ranks} MPI ranks, {r.mpi['mode']})" if r.ranks > 1 else r.device
+
+
 def runs_table(group, peers=None):
     """Per backend:variant, image count and threads: time, rate, speedups, accuracy, validation.
     peers: the vendor peers that get a column (default: those with a run in the group)."""
@@ -92,7 +98,7 @@ def runs_table(group, peers=None):
             [Column("accuracy", "acc"), Column("validation")])
     t = Table(title=f"Forward pass — {group.machine.label}", columns=cols, machine=group.machine.label)
     for r in group.runs:
-        t.rows.append([r.name, r.device, r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s]
+        t.rows.append([r.name, _device_cell(r), r.images, r.threads, r.batch, r.forward_ms, r.images_per_s, r.gflop_per_s]
                       + analysis.speedups(group, r, peers) + [r.accuracy, _validation_cell(r)])
     t.notes.append("forward ms: median of the timed forward passes; " + SPEEDUP_NOTE)
     t.notes += ["speedups at " + n for n in analysis.baseline_notes(group)]

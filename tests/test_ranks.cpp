@@ -1,0 +1,83 @@
+// The parts of an MPI run that need no MPI: how images and CPUs are shared out, which GPU a rank takes, and
+// how rank 0 makes one record of the ranks' runs (suite/ranks.hpp, suite/binding.hpp). The runs themselves
+// are tests/mpi/mpi_test.sh's.
+#include <gtest/gtest.h>
+
+#include "suite/binding.hpp"
+#include "suite/ranks.hpp"
+
+namespace cnn {
+namespace {
+
+TEST(Ranks, SplitGivesContiguousBlocksWithTheRemainderOnTheFirstRanks) {
+  const std::size_t images = 10;
+  std::size_t next = 0;
+  const std::size_t want[] = {4, 3, 3};
+  for (int r = 0; r < 3; ++r) {
+    const Share s = share_of(images, r, 3, MpiMode::split);
+    EXPECT_EQ(s.start, next);
+    EXPECT_EQ(s.count, want[r]);
+    next += s.count;
+  }
+  EXPECT_EQ(next, images);
+  EXPECT_EQ(share_of(10, 2, 3, MpiMode::replicate).start, 0u);
+  EXPECT_EQ(share_of(10, 2, 3, MpiMode::replicate).count, 10u);
+}
+
+TEST(Ranks, ASliceCyclesThroughTheData) {
+  Dataset d;
+  d.labels = {0, 1, 2};
+  d.pixels.resize(3 * kImageBytes);
+  for (std::size_t i = 0; i < 3; ++i) d.pixels[i * kImageBytes] = std::uint8_t(10 + i);
+  const Dataset s = slice_of(d, 2, 3);
+  EXPECT_EQ(s.labels, (std::vector<std::uint8_t>{2, 0, 1}));
+  EXPECT_EQ(s.pixels[0], 12);
+  EXPECT_EQ(s.pixels[kImageBytes], 10);
+}
+
+TEST(Binding, CpusAreSharedInContiguousBlocks) {
+  const std::vector<int> cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
+  EXPECT_EQ(cpu_share(cpus, 0, 4), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(cpu_share(cpus, 1, 4), (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(cpu_share(cpus, 3, 4), (std::vector<int>{8, 9}));
+  EXPECT_EQ(cpu_share({4, 5}, 3, 4), (std::vector<int>{5}));  // fewer CPUs than ranks: one each, shared
+  EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+}
+
+TEST(Binding, GpusGoRoundRobinFromTheVisibleList) {
+  EXPECT_EQ(gpu_for(nullptr, 2, 3), "1");
+  EXPECT_EQ(gpu_for(nullptr, 0, 0), "");
+  EXPECT_EQ(gpu_for("4, 6", 8, 1), "6");
+  EXPECT_EQ(gpu_for("GPU-abc", 8, 3), "GPU-abc");  // ranks share the one GPU they may use
+  EXPECT_EQ(gpu_for("", 8, 0), "");
+}
+
+TEST(Ranks, RankZeroCombinesTheRanksRuns) {
+  RunRecord r;
+  r.backend = "b";
+  r.variant = "v";
+  r.images = 6;
+  r.forward_samples_ms = {2.0};  // the slowest rank's
+  RunRecord own0 = r, own1 = r;
+  own0.validation = {6, 0, 0, 1e-6, 1, 1e-4, true};
+  own1.validation = {4, 1, 0, 0.5, 2, 1e-4, false};
+  own0.accuracy = 0.5;
+  own1.accuracy = 1.0;
+  own1.images = 4;
+  const std::vector<std::string> ranks = {rank_summary(own0, {0, 6}, {1.0}), rank_summary(own1, {6, 4}, {2.0})};
+  r.validation = own0.validation;
+  combine_ranks(r, ranks, MpiMode::split, 4000);
+  EXPECT_EQ(r.images, 10u);
+  EXPECT_FALSE(r.validation.passed);
+  EXPECT_EQ(r.validation.compared, 10u);
+  EXPECT_EQ(r.validation.worst_image, 8u);
+  EXPECT_DOUBLE_EQ(r.accuracy, 0.7);
+  EXPECT_DOUBLE_EQ(r.mpi["aggregate_images_per_s"].get<double>(), 5000.0);
+  EXPECT_DOUBLE_EQ(r.mpi["load_imbalance"].get<double>(), 2.0 / 1.5);
+  const std::vector<std::string> lines = validation_failures(r);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("rank 1: validation failed for b:v on 4 images", 0), 0u) << lines[0];
+}
+
+}  // namespace
+}  // namespace cnn
