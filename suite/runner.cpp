@@ -89,8 +89,8 @@ std::vector<Selected> all_runnable(const Registry& reg, bool quiet) {
   return out;
 }
 
-// One item of --backend: "name" (every variant) or "name:variant".
-std::vector<Selected> select_one(const Registry& reg, const std::string& item) {
+// One item of --backend: "name" (every variant) or "name:variant"; quiet: no note on stderr.
+std::vector<Selected> select_one(const Registry& reg, const std::string& item, bool quiet) {
   const auto colon = item.find(':');
   const std::string name = item.substr(0, colon);
   const auto it = std::find_if(reg.backends.begin(), reg.backends.end(),
@@ -110,8 +110,9 @@ std::vector<Selected> select_one(const Registry& reg, const std::string& item) {
     std::string vname = item.substr(colon + 1);
     for (const RenamedVariant& r : renamed_variants())
       if (r.backend == name && r.old_name == vname) {
-        std::cerr << "suite: note: " << name << ":" << vname << " is now called " << name << ":" << r.new_name
-                  << "; running that\n";
+        if (!quiet)
+          std::cerr << "suite: note: " << name << ":" << vname << " is now called " << name << ":" << r.new_name
+                    << "; running that\n";
         vname = r.new_name;
       }
     const auto v = std::find_if(variants.begin(), variants.end(), [&](const auto& x) { return x.name == vname; });
@@ -135,7 +136,7 @@ std::vector<Selected> select_backends(const Registry& reg, const std::vector<std
   std::vector<Selected> out;
   std::set<std::pair<const Backend*, std::string>> seen;
   for (const std::string& item : wanted) {
-    for (Selected& s : item == "all" ? all_runnable(reg, quiet) : select_one(reg, item))
+    for (Selected& s : item == "all" ? all_runnable(reg, quiet) : select_one(reg, item, quiet))
       if (seen.insert({s.backend, s.variant.name}).second) out.push_back(std::move(s));
   }
   return out;

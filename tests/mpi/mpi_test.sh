@@ -14,10 +14,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*"; for f in err*.txt; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
 mpi() { mpirun -q -n 2 --oversubscribe "$@"; }
-run_args=(--backend serial:opt --images 1200 --quiet)
+run_args=(--backend serial:register_tiles --images 1200 --quiet)
 
 # split: 600 images a rank, each validated, one report with both ranks' figures; the .npy in image order;
-# each rank takes its GPU from CUDA_VISIBLE_DEVICES (no CUDA is initialised for serial:opt)
+# each rank takes its GPU from CUDA_VISIBLE_DEVICES (no CUDA is initialised for serial:register_tiles)
 "$suite" "${run_args[@]}" --output solo.json --save-probs solo.npy 2>err-solo.txt || fail "single process"
 mpi -x CUDA_VISIBLE_DEVICES=4,6 "$suite" "${run_args[@]}" --output split.json --save-probs split.npy 2>err-split.txt ||
   fail "split: exit $?"
@@ -90,6 +90,6 @@ expect 1 '^suite: error: rank 1: faulty:rank1_throws: a forward pass failed on t
 [ ! -e throws.json ] || fail "a failed forward pass on rank 1 left a report"
 
 # --mpi-mode outside an MPI job: a usage error
-"$suite" --mpi-mode split --backend serial:opt --images 20 --quiet --output none.json 2>err-usage.txt
+"$suite" --mpi-mode split --backend serial:register_tiles --images 20 --quiet --output none.json 2>err-usage.txt
 expect 2 '^suite: error: --mpi-mode: only for a suite started by an MPI launcher' err-usage.txt none.json $?
 echo "mpi tests passed"

@@ -53,6 +53,8 @@ ALLOWED = {
     "tests/test_support.cpp": "the interrupted run is the baseline's slowest variant, built everywhere",
     "tests/test_support.hpp": "documents that interrupted run",
     "tests/new_backend/backend_names_test.py": "this allow-list: its reasons quote names",
+    "tests/mpi/mpi_test.sh": "runs two ranks of the baseline, built everywhere",
+    "scripts/mpi-scaling.sh": "the runs issue 30 names: openmp:winograd on the Xeon host, cuda:fused_fp16x3 on its GPU",
     "tests/install_test.sh": "runs the installed suite on the baseline, built everywhere",
 }
 
