@@ -452,8 +452,9 @@ int run(const Options& opt, const std::vector<std::string>& args, const std::vec
   meta.command_line = args;
   for (const auto& s : in.data.sources) meta.data_sources.push_back(s);
   meta.weights = in.net.source;
-  StopWatch ref_clock;
-  const std::vector<double> reference = reference_probs(in.net, in.data, std::min(max_images, in.data.size()));
+  StopWatch ref_clock;  // on --threads threads, as every CPU backend; refused when their stacks cannot fit
+  const std::vector<double> reference =
+      reference_probs(in.net, in.data, std::min(max_images, in.data.size()), opt.threads);
   meta.reference_ms = ref_clock.ms();
 
   std::vector<float> probs;
