@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/thread_stacks.hpp"
+
 namespace cnn {
 namespace {
 
@@ -89,9 +91,13 @@ std::array<double, kClasses> reference_forward(const Network& net, const std::ui
   return z;
 }
 
-std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n) {
+std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n, int threads) {
   std::vector<double> probs(n * kClasses);
-#pragma omp parallel for schedule(dynamic, 16)
+  // The run's first parallel region, where libgomp would end the process if a thread's stack could not be
+  // mapped: checked here, after the last large allocation before it.
+  const int team = openmp_team_size(threads);
+  require_room_for_thread_stacks(team);
+#pragma omp parallel for schedule(dynamic, 16) num_threads(team)
   for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
     const auto p = reference_forward(net, data.image(std::size_t(i)));
     std::copy(p.begin(), p.end(), probs.begin() + i * kClasses);

@@ -18,7 +18,9 @@ std::vector<double> reference_conv1(const Network& net, const std::uint8_t* imag
 // Softmax probabilities of one image.
 std::array<double, kClasses> reference_forward(const Network& net, const std::uint8_t* image);
 
-// Probabilities of the first n images of `data` (n <= data.size()), n x 10, in parallel where OpenMP is on.
-std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n);
+// Probabilities of the first n images of `data` (n <= data.size()), n x 10, in parallel where OpenMP is on:
+// on `threads` threads (--threads), or OpenMP's default number when 0. Throws UsageError when the
+// address-space limit cannot hold those threads' stacks (common/thread_stacks.hpp).
+std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n, int threads = 0);
 
 }  // namespace cnn

@@ -385,14 +385,14 @@ struct RankImages {
   std::vector<std::uint8_t> cycled;
 };
 
-RunInput rank_input(const Inputs& in, const std::vector<double>& reference, const Share& share, RankImages& own,
-                    double& reference_ms) {
+RunInput rank_input(const Inputs& in, const std::vector<double>& reference, const Share& share, int threads,
+                    RankImages& own, double& reference_ms) {
   const Dataset* data = &in.data;
   const std::vector<double>* ref = &reference;
   if (share.start != 0) {
     StopWatch clock;
     own.slice = slice_of(in.data, share.start, std::min(share.count, in.data.size()));
-    own.reference = reference_probs(in.net, own.slice, own.slice.size());
+    own.reference = reference_probs(in.net, own.slice, own.slice.size(), threads);
     reference_ms += clock.ms();
     data = &own.slice;
     ref = &own.reference;
@@ -411,7 +411,8 @@ std::vector<RunRecord> run_all(const std::vector<Selected>& selected, const Inpu
     RankImages own;
     RunInput run_in{};
     collectively(team, [&] {
-      run_in = rank_input(in, reference, share_of(n, team.rank(), team.size(), opt.mpi_mode), own, reference_ms);
+      run_in = rank_input(in, reference, share_of(n, team.rank(), team.size(), opt.mpi_mode), opt.threads, own,
+                          reference_ms);
     });
     for (const Selected& sel : selected) {
       runs.push_back(run_one(sel, run_in, opt, probs, team));
@@ -510,7 +511,8 @@ void prepare(const Registry& reg, const Options& opt, Team& team, Prepared& p) {
     p.in = load_inputs(files, max_images);
     StopWatch ref_clock;
     const std::size_t shared = shared_reference_images(opt, team, p.in.data.size());
-    if (shared > 0) p.reference = reference_probs(p.in.net, p.in.data, shared);
+    // on --threads threads, as every CPU backend; refused when their stacks cannot fit
+    if (shared > 0) p.reference = reference_probs(p.in.net, p.in.data, shared, opt.threads);
     p.meta.reference_ms = ref_clock.ms();
   });
   p.meta.threads_requested = opt.threads;

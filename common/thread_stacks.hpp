@@ -1,0 +1,29 @@
+// OpenMP threads' stacks against the address-space limit (RLIMIT_AS, `ulimit -v`). libgomp maps a stack
+// for each thread it starts at the first parallel region, and when a mapping fails it prints "Thread
+// creation failed" and aborts the process (SIGABRT, no clear line); the suite checks before that region.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+namespace cnn {
+
+// The threads an OpenMP region of the CPU run starts: `requested` (--threads) when positive, else OpenMP's
+// default (OMP_NUM_THREADS, else the logical cores), capped by OMP_THREAD_LIMIT; 1 without OpenMP.
+int openmp_team_size(int requested);
+
+// A stack size written as libgomp reads OMP_STACKSIZE and GOMP_STACKSIZE: a number, optionally followed by
+// a unit B, K, M or G (any case; none means K), spaces allowed around both. nullopt where libgomp rejects
+// the value ("Invalid value for environment variable") and ignores it.
+std::optional<std::size_t> parse_openmp_stacksize(const char* value);
+
+// The stack each OpenMP thread beyond the first maps (with a guard page): OMP_STACKSIZE, else
+// GOMP_STACKSIZE, else glibc's default for new threads, which follows RLIMIT_STACK.
+std::size_t openmp_thread_stack_size();
+
+// Throws UsageError (exit 2) when RLIMIT_AS is finite and what the process has mapped, plus the stacks of
+// `threads` threads, plus a margin for the run's first allocations, exceeds it. The line names the limit,
+// the stack size and how many threads would fit.
+void require_room_for_thread_stacks(int threads);
+
+}  // namespace cnn
