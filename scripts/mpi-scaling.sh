@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The suite under mpirun on one machine (README, "Under MPI"), each run's report into <out>:
 #   scripts/mpi-scaling.sh cpu <build> <out>   1, 2, 4, 8, 16 ranks of openmp:winograd with 1 thread each
-#       (split, 50000 images), then 1 rank x 16 threads; scripts/report --scaling <out>/cpu-*.json
+#       (split, 50000 images, 10 passes each), then 1 rank x 16 threads; scripts/report --scaling <out>/cpu-*.json
 #   scripts/mpi-scaling.sh gpu <build> <out>   cuda:fused_fp16x3 on 50000 images with 1 rank and with 2 ranks
 #       sharing the one GPU; the two must validate and give the same classes (probabilities within 1e-4)
 # <build>: made here (scripts/verdict-build.sh) and carried over; mpirun is the machine's (OpenMPI 4.1).
@@ -35,10 +35,11 @@ if [ "$kind" = cpu ]; then
   step "CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $cores logical cores; $(mpirun --version | head -1)"
   for n in 1 2 4 8 16; do
     step "$n ranks of openmp:winograd, 1 thread each, split"
-    ranks "$n" --backend openmp:winograd --threads 1 --output "$out/cpu-ranks$n.json" && summary "$out/cpu-ranks$n.json" || status=1
+    ranks "$n" --backend openmp:winograd --threads 1 --repeat 10 --output "$out/cpu-ranks$n.json" &&
+      summary "$out/cpu-ranks$n.json" || status=1
   done
   step "1 rank x $cores threads"
-  ranks 1 --backend openmp:winograd --threads "$cores" --output "$out/cpu-1rank-${cores}threads.json" &&
+  ranks 1 --backend openmp:winograd --threads "$cores" --repeat 10 --output "$out/cpu-1rank-${cores}threads.json" &&
     summary "$out/cpu-1rank-${cores}threads.json" || status=1
 elif [ "$kind" = gpu ]; then
   step "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(mpirun --version | head -1)"
