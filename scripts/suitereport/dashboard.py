@@ -146,6 +146,7 @@ function stepTable(id, rows, what) {
     // The commits that change code this backend runs first, marked with where (its folder, shared
     // kernels, common code: nearest first), then the newest others (results, documents, other backends),
     // eight lines in all.
+    if (s.dirty) h("li", {class: "why"}, "measured on uncommitted changes: the commits after it count too", ul);
     const suspects = s.suspects.slice(0, 8), named = s.suspects.map(x => x[0]);
     const room = 8 - suspects.length;  // slice(-0) would keep them all
     const others = room > 0 ? s.range.filter(c => !named.includes(c)).slice(-room).reverse() : [];
@@ -353,7 +354,7 @@ def _step(st):
               "direction": st.direction, "ratio": _r(st.ratio), "ms": _r(st.point.median_ms),
               "base_ms": _r(_base_ms(st)), "confidence": None if st.confidence is None else _r(st.confidence),
               "commit": st.point.commit, "base": st.point.base, "range": [c for c, _ in st.range],
-              "suspects": st.suspects}
+              "suspects": st.suspects, "dirty": st.point.dirty}
 
 
 def _finish(a, charts, steps, candidates, latest, used):

@@ -343,6 +343,7 @@ class Point:
     base: str = ""  # the commit this point was compared with
     p_value: float = None  # of the step test (one-sided Mann-Whitney U), where there was one
     reports: int = 0
+    dirty: bool = False  # every report of this point was made on uncommitted changes (git_dirty)
 
 
 @dataclass
@@ -429,7 +430,7 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
             p = Point(commit, first[1]["date_utc"], _median(samples) if samples else _median(medians), samples,
                       False if False in passed else (True if True in passed else None), medians=medians,
                       busy=not quiet, subject=subjects.get(commit) or first[1].get("git_subject", ""),
-                      reports=len(use))
+                      reports=len(use), dirty=all(row[1].get("git_dirty") is True for row in use))
             s.points.append(p)
         del s._raw
         s.points.sort(key=lambda p: index.get(p.commit, len(index)))
@@ -457,6 +458,10 @@ def mark_steps(s, threshold, alpha, include_busy=False):
         base = p
 
 
+# How many commits after a point measured on uncommitted changes are suspects of its step, at most.
+DIRTY_AFTER = 10
+
+
 def steps(series_list, order, subjects, between=None, touching=None):
     """Every step marked by series(), with the commits that could have caused it: those the step's commit
     has and the base's has not (between(base, commit): git rev-list base..commit, so a branch merged
@@ -480,7 +485,17 @@ def steps(series_list, order, subjects, between=None, touching=None):
                 rng = [(c, subjects.get(c, "")) for c in order[lo + 1:hi + 1]]
             else:
                 rng = [(p.commit, p.subject)]
-            changed = touching(p.base, p.commit, s.backend) if touching and len(rng) > 1 else {}
+            # Measured on uncommitted changes: what they became is committed after p.commit, so the commits
+            # up to the series' next point are suspects too.
+            upto = p.commit
+            if p.dirty and between:
+                later = [q.commit for q in s.points if index.get(q.commit, -1) > hi]
+                after = between(p.commit, later[0] if later else "HEAD")[:DIRTY_AFTER]
+                if later and after and after[-1] == later[0]:
+                    after = after[:-1]  # the next point measured its own commit
+                rng += [(c, subjects.get(c, "")) for c in after]
+                upto = after[-1] if after else p.commit
+            changed = touching(p.base, upto, s.backend) if touching and len(rng) > 1 else {}
             out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value, suspects=suspects(rng, changed)))
     out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
     return out

@@ -388,3 +388,32 @@ def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
     assert [c for c, _ in step.range] == commits[1:]
     # nearest code first; not the openmp folder, the report or the README
     assert step.suspects == [(commits[1], "its folder"), (commits[2], "shared kernels"), (commits[3], "common code")]
+
+
+def test_a_step_measured_on_uncommitted_changes_suspects_the_commits_after_it(tmp_path):
+    # The report of commit 1 was made with the change that became commit 2 (git_dirty): commit 2 is a
+    # suspect although the step is drawn at commit 1.
+    repo = tmp_path / "repo"
+    repo.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                              text=True).stdout.strip()
+
+    git("init", "-q")
+    commits = []
+    for path, subject in (("README", "base"), ("README.md", "docs"), ("backends/serial/k.cpp", "the change"),
+                          ("README.md", "more docs")):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(subject + "\n")
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)
+        commits.append(git("rev-parse", "HEAD"))
+    entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
+               store_line(commits[1], "2026-11-02T00:00:00Z", ms=13.0, git_dirty=True),
+               store_line(commits[3], "2026-11-03T00:00:00Z", ms=13.0)]
+    a = history.analyse(entries, repo=repo)
+    [step] = [st for st in a.steps if st.series.benchmark.startswith("serial:register_tiles")]
+    assert step.point.commit == commits[1] and step.point.dirty
+    assert [c for c, _ in step.range] == commits[1:3]  # up to the next point, not its own commit
+    assert step.suspects == [(commits[2], "its folder")]
