@@ -3,9 +3,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
-#include <regex>
 
 #include "common/system_info.hpp"
 
@@ -34,9 +34,12 @@ void run_on(const std::vector<int>& cpus) {
 int gpu_devices() {
   std::error_code ec;
   int n = 0;
-  static const std::regex device("nvidia[0-9]+");
-  for (const auto& e : std::filesystem::directory_iterator("/dev", ec))
-    if (std::regex_match(e.path().filename().string(), device)) ++n;
+  for (const auto& e : std::filesystem::directory_iterator("/dev", ec)) {
+    const std::string name = e.path().filename().string();  // nvidia<digits>, not nvidiactl or nvidia-uvm
+    if (name.size() > 6 && name.compare(0, 6, "nvidia") == 0 &&
+        std::all_of(name.begin() + 6, name.end(), [](unsigned char c) { return std::isdigit(c) != 0; }))
+      ++n;
+  }
   return n;
 }
 
