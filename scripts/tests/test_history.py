@@ -359,10 +359,9 @@ def test_hostile_names_cannot_break_the_dashboard_in_a_browser(tmp_path):
     assert "&lt;!--&lt;script&gt;" in dom  # shown as text
 
 
-def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
-    # A throw-away repository: the step's range holds commits that change serial's folder, a shared
-    # kernel folder, common code, another backend, a report and a document.
-    repo = tmp_path / "repo"
+def throwaway_repo(root, changes):
+    """A git repository under root with one commit per (path, subject) of changes; their hashes."""
+    repo = root / "repo"
     repo.mkdir()
 
     def git(*args):
@@ -371,15 +370,23 @@ def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
 
     git("init", "-q")
     commits = []
-    for path, subject in (("README", "base"), ("backends/serial/k.cpp", "serial kernel change"),
-                          ("backends/shared/k.hpp", "shared kernel change"), ("common/c.hpp", "contract change"),
-                          ("backends/openmp/k.cpp", "openmp change"), ("results/r.json", "a report"), ("backends/serial/README.md", "serial's figures"),
-                          ("README.md", "docs")):
+    for path, subject in changes:
         (repo / path).parent.mkdir(parents=True, exist_ok=True)
         (repo / path).write_text(subject + "\n")
         git("add", "-A")
         git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)
         commits.append(git("rev-parse", "HEAD"))
+    return repo, commits
+
+
+def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
+    # The step's range holds commits that change serial's folder, a shared kernel folder, common code,
+    # another backend, a report and documents.
+    repo, commits = throwaway_repo(tmp_path, (
+        ("README", "base"), ("backends/serial/k.cpp", "serial kernel change"),
+        ("backends/shared/k.hpp", "shared kernel change"), ("common/c.hpp", "contract change"),
+        ("backends/openmp/k.cpp", "openmp change"), ("results/r.json", "a report"),
+        ("backends/serial/README.md", "serial's figures"), ("README.md", "docs")))
     entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
                store_line(commits[-1], "2026-11-02T00:00:00Z", ms=13.0),
                store_line(commits[0], "2026-11-01T00:00:00Z", backend="openmp", variant="x")]
@@ -393,22 +400,8 @@ def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
 def test_a_step_measured_on_uncommitted_changes_suspects_the_commits_after_it(tmp_path):
     # The report of commit 1 was made with the change that became commit 2 (git_dirty): commit 2 is a
     # suspect although the step is drawn at commit 1.
-    repo = tmp_path / "repo"
-    repo.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                              text=True).stdout.strip()
-
-    git("init", "-q")
-    commits = []
-    for path, subject in (("README", "base"), ("README.md", "docs"), ("backends/serial/k.cpp", "the change"),
-                          ("README.md", "more docs")):
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(subject + "\n")
-        git("add", "-A")
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)
-        commits.append(git("rev-parse", "HEAD"))
+    repo, commits = throwaway_repo(tmp_path, (("README", "base"), ("README.md", "docs"),
+                                              ("backends/serial/k.cpp", "the change"), ("README.md", "more docs")))
     entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
                store_line(commits[1], "2026-11-02T00:00:00Z", ms=13.0, git_dirty=True),
                store_line(commits[3], "2026-11-03T00:00:00Z", ms=13.0)]
