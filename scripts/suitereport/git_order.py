@@ -13,17 +13,19 @@ from pathlib import Path
 from . import identity
 
 
+def _git(repo, *args):
+    """git's standard output, or "" where git cannot say (no git, not a repository, an unknown commit)."""
+    try:
+        r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return r.stdout if r.returncode == 0 else ""
+
+
 def _git_log(repo):
     """[(commit, subject)] oldest first in topological order of HEAD, or [] where git cannot say."""
-    try:
-        r = subprocess.run(["git", "-C", str(repo), "log", "--topo-order", "--reverse", "--format=%H%x00%s", "HEAD"],
-                           capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    if r.returncode != 0:
-        return []
     out = []
-    for line in r.stdout.splitlines():
+    for line in _git(repo, "log", "--topo-order", "--reverse", "--format=%H%x00%s", "HEAD").splitlines():
         commit, _, subject = line.partition("\x00")
         if len(commit) == 40:
             out.append((commit, subject))
@@ -60,12 +62,7 @@ def order(entries, repo=None):
 
 def commits_between(repo, older, newer):
     """The commits after `older` up to `newer`, oldest first (git rev-list --topo-order older..newer)."""
-    try:
-        r = subprocess.run(["git", "-C", str(repo), "rev-list", "--topo-order", "--reverse", f"{older}..{newer}"],
-                           capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return r.stdout.split() if r.returncode == 0 else []
+    return _git(repo, "rev-list", "--topo-order", "--reverse", f"{older}..{newer}").split()
 
 
 # What no backend runs: results, documents, the report tools and tests, CI, the embedded data.
@@ -74,8 +71,9 @@ NOT_RUN = ("results", "*.md", "scripts", "tests", ".ci", "fuzz", "benchmarks", "
 
 def code_of(backend, backends):
     """Git pathspecs of the code a backend's runs depend on, nearest first: (why, pathspecs) for its own
-    folder, the shared kernels under backends/ (folders of no known backend), and the rest of the code
-    (common/, suite/, the build); never what no backend runs or the other backends' folders."""
+    folder, the shared kernels under backends/ (folders of none of `backends`: the manifests' list and the
+    backend itself), and the rest of the code (common/, suite/, the build); never what no backend runs or
+    the other backends' folders."""
     not_run = [f":(exclude){p}" for p in NOT_RUN]
     return [("its folder", [f"backends/{backend}"] + not_run),
             ("shared kernels", ["backends"] + not_run + [f":(exclude)backends/{b}" for b in sorted(backends)]),
@@ -85,9 +83,4 @@ def code_of(backend, backends):
 def commits_touching(repo, older, newer, paths):
     """The commits after `older` up to `newer` that change a file under one of `paths` (git rev-list
     older..newer -- paths), as a set; empty where git cannot say."""
-    try:
-        r = subprocess.run(["git", "-C", str(repo), "rev-list", f"{older}..{newer}", "--", *paths],
-                           capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return set()
-    return set(r.stdout.split()) if r.returncode == 0 else set()
+    return set(_git(repo, "rev-list", f"{older}..{newer}", "--", *paths).split())

@@ -34,9 +34,10 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 
-from . import gate, identity, load, safe_io
+from . import gate, identity, load, manifests, safe_io
 
 STORE_VERSION = 1
 PEERS = ("pytorch",)
@@ -565,8 +566,9 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     def between(older, newer):
         return git_order.commits_between(repo_dir, older, newer)
 
-    backends = {s.backend for s in series_list}
+    backends = set(manifests.manifests())  # the folders under backends/ that are backends
 
+    @lru_cache(maxsize=None)  # the busy-point pass below asks again for the steps the quiet one found
     def touching(older, newer, backend):
         found = {}
         for why, paths in git_order.code_of(backend, backends | {backend}):

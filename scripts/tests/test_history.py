@@ -388,12 +388,11 @@ def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
         ("backends/openmp/k.cpp", "openmp change"), ("results/r.json", "a report"),
         ("backends/serial/README.md", "serial's figures"), ("README.md", "docs")))
     entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
-               store_line(commits[-1], "2026-11-02T00:00:00Z", ms=13.0),
-               store_line(commits[0], "2026-11-01T00:00:00Z", backend="openmp", variant="x")]
+               store_line(commits[-1], "2026-11-02T00:00:00Z", ms=13.0)]
     a = history.analyse(entries, repo=repo)
     [step] = [st for st in a.steps if st.series.benchmark.startswith("serial:register_tiles")]
     assert [c for c, _ in step.range] == commits[1:]
-    # nearest code first; not the openmp folder, the report or the README
+    # nearest code first; not the openmp folder (a backend by its manifest), the report or the README
     assert step.suspects == [(commits[1], "its folder"), (commits[2], "shared kernels"), (commits[3], "common code")]
 
 
