@@ -116,8 +116,8 @@ def why_not_entry(run):
         return "not validated, or validation failed"
     if run.host_fallback:
         return "an offload model's host fallback (no device): on no platform"
-    if run.ranks > 1:
-        return "a run of several MPI ranks (scripts/report --scaling)"
+    if run.mpi:  # one rank too: mpirun's binding, not the one the verdict's runs share
+        return "a run under an MPI launcher (scripts/report --scaling)"
     if run.platform.kind == "cpu" and run.platform.cores and run.threads != run.platform.cores:
         return "a CPU run on fewer threads than the platform's cores"
     return None

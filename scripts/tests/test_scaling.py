@@ -83,3 +83,16 @@ def test_a_run_of_ranks_is_its_own_row_beside_a_single_process(tmp_path):
     got = [(row["backend:variant"], row["device"]) for row in rows(r)]
     assert len(got) == 2 and got[0][1] != got[1][1], got
     assert any("(2 MPI ranks, split)" in device for _, device in got), got
+
+
+def test_runs_under_mpirun_are_no_verdict_entries_even_with_one_rank(tmp_path):
+    # A rank under mpirun runs with the launcher's binding (no OMP_PROC_BIND default): a scaling point,
+    # not a platform's full-resource entry beside the verdict's single processes.
+    from suitereport import load, portability
+    for ranks in (1, 2):
+        (run,) = load.read_report(mpi_report(tmp_path / f"r{ranks}.json", ranks, 1000.0)).runs
+        assert portability.why_not_entry(run) == "a run under an MPI launcher (scripts/report --scaling)"
+    plain = tmp_path / "plain.json"
+    plain.write_text(SERIAL.read_text())
+    (run, *_) = load.read_report(plain).runs
+    assert portability.why_not_entry(run) != "a run under an MPI launcher (scripts/report --scaling)"
