@@ -9,13 +9,14 @@ namespace cnn::omptarget {
 namespace {
 
 using offload::conv_at;
+using offload::fc_output;
 using offload::kFcIn;
 using offload::kK;
 using offload::max_of;
 using offload::pool_at;
 
 template <typename In>
-void conv_layer_impl(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
+void conv_layer(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
   const int C = s.in_channels, S = s.in_side, F = s.filters;
   const std::size_t in_len = std::size_t(n) * C * S * S, out_len = std::size_t(n) * F * S * S;
   const std::size_t w_len = s.weight_count();
@@ -141,15 +142,6 @@ void conv_relu_pool_any(const In* in, int n, const ConvSpec& s, const float* w, 
   throw std::logic_error("omptarget: conv_relu_pool for a layer and input type the network does not have");
 }
 
-}  // namespace
-
-void conv_layer(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
-  conv_layer_impl(in, n, s, w, b, out);
-}
-void conv_layer(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
-  conv_layer_impl(in, n, s, w, b, out);
-}
-
 void relu_layer(float* a, std::size_t count) {
 #pragma omp target teams distribute parallel for map(tofrom : a[0:count])
   for (std::size_t k = 0; k < count; ++k) a[k] = max_of(a[k], 0.0f);
@@ -172,20 +164,20 @@ void fc_layer(const float* in, int n, const float* w, const float* b, float* out
 #pragma omp target teams distribute parallel for collapse(2) \
     map(to : in[0:in_len], w[0:kClasses * kFcIn], b[0:kClasses]) map(from : out[0:out_len])
   for (int i = 0; i < n; ++i)
-    for (int o = 0; o < kClasses; ++o) {
-      float a = b[o];
-      for (int k = 0; k < kFcIn; ++k) a += w[o * kFcIn + k] * in[std::size_t(i) * kFcIn + k];
-      out[std::size_t(i) * kClasses + o] = a;
-    }
+    for (int o = 0; o < kClasses; ++o)
+      out[std::size_t(i) * kClasses + o] = fc_output(in + std::size_t(i) * kFcIn, w, b, o);
 }
 
 void softmax_layer(float* a, int n) {
   const std::size_t len = std::size_t(n) * kClasses;
 #pragma omp target teams distribute parallel for map(tofrom : a[0:len])
-  for (int i = 0; i < n; ++i) {
-    softmax_fp32(a + std::size_t(i) * kClasses);
-  }
+  for (int i = 0; i < n; ++i) softmax_fp32(a + std::size_t(i) * kClasses);
 }
+
+}  // namespace
+
+const offload::LayerRegions kLayerRegions{conv_layer<std::uint8_t>, conv_layer<float>, relu_layer,
+                                          pool_layer, fc_layer, softmax_layer};
 
 void conv_relu_pool(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
   conv_relu_pool_any(in, n, s, w, b, out);

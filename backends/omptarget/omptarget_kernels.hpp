@@ -8,18 +8,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/kernels/offload/layer_regions.hpp"
 #include "common/network_spec.hpp"
 
 namespace cnn::omptarget {
 
-// One region per thesis layer over `n` images, `target teams distribute parallel for` over every output
-// value. Conv reads uint8 pixels (conv1, normalising on the fly) or floats.
-void conv_layer(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
-void conv_layer(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
-void relu_layer(float* a, std::size_t count);
-void pool_layer(const float* in, int n, const ConvSpec& s, float* out);
-void fc_layer(const float* in, int n, const float* w, const float* b, float* out);
-void softmax_layer(float* a, int n);
+// The layer-wise regions (offload::LayerRegions), one `target teams distribute parallel for` per thesis layer
+// over every output value.
+extern const offload::LayerRegions kLayerRegions;
 
 // Fused: conv + ReLU + 2x2 max pool in one region, each iteration computing the four conv outputs under
 // one pooled pixel for all of the layer's filters from a 6x6 input patch read a row at a time (openacc:flat's

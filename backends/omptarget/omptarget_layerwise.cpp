@@ -13,25 +13,17 @@
 namespace cnn::omptarget {
 namespace {
 
-// The layer calls of offload::LayerwiseSession: the regions map their arrays themselves.
-struct MappingRegions {
-  void conv(const auto&... a) const { conv_layer(a...); }
-  void relu(const auto&... a) const { relu_layer(a...); }
-  void pool(const auto&... a) const { pool_layer(a...); }
-  void fc(const auto&... a) const { fc_layer(a...); }
-  void softmax(const auto&... a) const { softmax_layer(a...); }
-};
-
-using LayersSession = offload::LayerwiseSession<kDirectives, MappingRegions>;
+// The regions map their arrays themselves: kLayerRegions is the session's table of layer calls as it is.
+using LayersSession = offload::LayerwiseSession<kDirectives, offload::LayerRegions>;
 
 }  // namespace
 
 std::unique_ptr<Session> open_naive(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayersSession>(net, config, false);
+  return std::make_unique<LayersSession>(net, config, false, kLayerRegions);
 }
 
 std::unique_ptr<Session> open_resident(const Network& net, const RunConfig& config) {
-  return std::make_unique<LayersSession>(net, config, true);
+  return std::make_unique<LayersSession>(net, config, true, kLayerRegions);
 }
 
 }  // namespace cnn::omptarget

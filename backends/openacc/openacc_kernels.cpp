@@ -7,15 +7,17 @@ namespace cnn::openacc {
 namespace {
 
 using offload::conv_at;
+using offload::fc_output;
 using offload::kFcIn;
 using offload::kK;
 using offload::max_of;
+using offload::pool_at;
 using offload::pooled_conv_group;
 static_assert(kConv1.filters % kFilterGroup == 0 && kConv2.filters % kFilterGroup == 0 &&
               kConv3.filters % kFilterGroup == 0);
 
 template <typename In>
-void conv_layer_impl(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
+void conv_layer(const In* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
   const int C = s.in_channels, S = s.in_side, F = s.filters;
   const std::size_t in_len = std::size_t(n) * C * S * S, out_len = std::size_t(n) * F * S * S;
   const std::size_t w_len = s.weight_count();
@@ -80,15 +82,6 @@ void conv_relu_pool_impl(const In* in, int n, const ConvSpec& s, const float* w,
     conv_relu_pool_flat<kFilterGroup>(in, n, s, w, b, out);
 }
 
-}  // namespace
-
-void conv_layer(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
-  conv_layer_impl(in, n, s, w, b, out);
-}
-void conv_layer(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out) {
-  conv_layer_impl(in, n, s, w, b, out);
-}
-
 void relu_layer(float* a, std::size_t count) {
 #pragma acc parallel loop gang worker vector present(a[0:count])
   for (std::size_t k = 0; k < count; ++k) a[k] = max_of(a[k], 0.0f);
@@ -101,10 +94,9 @@ void pool_layer(const float* in, int n, const ConvSpec& s, float* out) {
   for (int i = 0; i < n; ++i)
     for (int c = 0; c < C; ++c)
       for (int py = 0; py < P; ++py)
-        for (int px = 0; px < P; ++px) {
-          const float* p = in + ((std::size_t(i) * C + c) * S + 2 * py) * S + 2 * px;
-          out[((std::size_t(i) * C + c) * P + py) * P + px] = max_of(max_of(p[0], p[1]), max_of(p[S], p[S + 1]));
-        }
+        for (int px = 0; px < P; ++px)
+          out[((std::size_t(i) * C + c) * P + py) * P + px] =
+              pool_at(in + ((std::size_t(i) * C + c) * S + 2 * py) * S + 2 * px, S);
 }
 
 void fc_layer(const float* in, int n, const float* w, const float* b, float* out) {
@@ -112,20 +104,20 @@ void fc_layer(const float* in, int n, const float* w, const float* b, float* out
 #pragma acc parallel loop gang worker vector collapse(2) \
     present(in[0:in_len], w[0:kClasses * kFcIn], b[0:kClasses], out[0:out_len])
   for (int i = 0; i < n; ++i)
-    for (int o = 0; o < kClasses; ++o) {
-      float a = b[o];
-      for (int k = 0; k < kFcIn; ++k) a += w[o * kFcIn + k] * in[std::size_t(i) * kFcIn + k];
-      out[std::size_t(i) * kClasses + o] = a;
-    }
+    for (int o = 0; o < kClasses; ++o)
+      out[std::size_t(i) * kClasses + o] = fc_output(in + std::size_t(i) * kFcIn, w, b, o);
 }
 
 void softmax_layer(float* a, int n) {
   const std::size_t len = std::size_t(n) * kClasses;
 #pragma acc parallel loop gang worker vector present(a[0:len])
-  for (int i = 0; i < n; ++i) {
-    softmax_fp32(a + std::size_t(i) * kClasses);
-  }
+  for (int i = 0; i < n; ++i) softmax_fp32(a + std::size_t(i) * kClasses);
 }
+
+}  // namespace
+
+const offload::LayerRegions kLayerRegions{conv_layer<std::uint8_t>, conv_layer<float>, relu_layer,
+                                          pool_layer, fc_layer, softmax_layer};
 
 void conv_relu_pool(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out,
                     Mapping m) {

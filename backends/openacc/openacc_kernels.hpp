@@ -9,18 +9,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "common/kernels/offload/layer_regions.hpp"
 #include "common/network_spec.hpp"
 
 namespace cnn::openacc {
 
-// One step per thesis layer, over `n` images. Conv reads uint8 pixels (conv1, normalising on the fly)
-// or floats; each output pixel is one iteration of a gang-worker-vector loop over (image, filter, y, x).
-void conv_layer(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
-void conv_layer(const float* in, int n, const ConvSpec& s, const float* w, const float* b, float* out);
-void relu_layer(float* a, std::size_t count);
-void pool_layer(const float* in, int n, const ConvSpec& s, float* out);
-void fc_layer(const float* in, int n, const float* w, const float* b, float* out);
-void softmax_layer(float* a, int n);
+// The layer-wise regions (offload::LayerRegions), one step per thesis layer: each output value is one
+// iteration of a gang-worker-vector loop over (image, filter, y, x).
+extern const offload::LayerRegions kLayerRegions;
 
 // Fused steps: conv + ReLU + 2x2 max-pool in one region, each iteration computing the four conv outputs
 // under one pooled pixel from a 6x6 input patch held in registers; FC + softmax in one region, an image

@@ -22,32 +22,32 @@ struct DataRegionPerLayer {
     const std::size_t w_len = s.weight_count();
     const int F = s.filters;
 #pragma acc data copyin(in[0:in_len], w[0:w_len], b[0:F]) copyout(out[0:out_len])
-    conv_layer(in, n, s, w, b, out);
+    kLayerRegions.conv(in, n, s, w, b, out);
   }
 
   void relu(float* a, std::size_t count) const {
 #pragma acc data copy(a[0:count])
-    relu_layer(a, count);
+    kLayerRegions.relu(a, count);
   }
 
   void pool(const float* in, int n, const ConvSpec& s, float* out) const {
     const std::size_t in_len = std::size_t(n) * s.filters * s.out_side() * s.out_side();
     const std::size_t out_len = std::size_t(n) * s.filters * s.pooled_side() * s.pooled_side();
 #pragma acc data copyin(in[0:in_len]) copyout(out[0:out_len])
-    pool_layer(in, n, s, out);
+    kLayerRegions.pool(in, n, s, out);
   }
 
   void fc(const float* in, int n, const float* w, const float* b, float* out) const {
     const std::size_t in_len = std::size_t(n) * kFc.inputs(), out_len = std::size_t(n) * kClasses;
     constexpr std::size_t w_len = std::size_t(kFc.inputs()) * kClasses;
 #pragma acc data copyin(in[0:in_len], w[0:w_len], b[0:kClasses]) copyout(out[0:out_len])
-    fc_layer(in, n, w, b, out);
+    kLayerRegions.fc(in, n, w, b, out);
   }
 
   void softmax(float* a, int n) const {
     const std::size_t len = std::size_t(n) * kClasses;
 #pragma acc data copy(a[0:len])
-    softmax_layer(a, n);
+    kLayerRegions.softmax(a, n);
   }
 };
 

@@ -6,7 +6,8 @@
 //    (openacc:gangs/flat, omptarget:flat).
 // `Kernels` is a small object of the backend's that makes the calls with its directives:
 //   layer-wise: conv(in, n, spec, w, b, out) for uint8 pixels and float activations, relu(a, count),
-//               pool(in, n, spec, out), fc(in, n, w, b, out), softmax(a, n)
+//               pool(in, n, spec, out), fc(in, n, w, b, out), softmax(a, n): the backend's
+//               offload::LayerRegions table (layer_regions.hpp), or an object that wraps its calls
 //   fused:      conv_relu_pool(in, n, spec, w, b, out) for uint8 and float inputs, fc_softmax(in, n, w, b, probs)
 // Header-only and free of pragmas, templates over the backend's DataDirectives: see offload_session.hpp.
 #pragma once

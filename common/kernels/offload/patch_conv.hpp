@@ -112,6 +112,14 @@ OFFLOAD_ROUTINE
   return max_of(max_of(at[0], at[1]), max_of(at[side], at[side + 1]));
 }
 
+// One FC output o of one image: b[o] + w[o] . x (320 terms, in order).
+OFFLOAD_ROUTINE
+[[gnu::always_inline]] inline float fc_output(const float* x, const float* w, const float* b, int o) {
+  float a = b[o];
+  for (int k = 0; k < kFcIn; ++k) a += w[o * kFcIn + k] * x[k];
+  return a;
+}
+
 // FC (320 -> 10) and softmax of one image: x -> probs.
 OFFLOAD_ROUTINE
 [[gnu::always_inline]] inline void fc_softmax_image(const float* x, const float* w, const float* b, float* probs) {
