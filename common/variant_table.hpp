@@ -59,10 +59,35 @@ class HostSession : public Session {
     return 0;
   }
 
+  std::size_t batch() const override { return batch_; }
+  int threads() const override { return threads_; }
+
  protected:
+  HostSession() = default;  // one image at a time, one thread, no progress reported (test backends)
+  // batch: the images of one parallel loop or kernel pass, as batch() reports them; threads: the team's size.
+  HostSession(const RunConfig& config, std::size_t batch, int threads)
+      : batch_(batch), threads_(threads), progress_(config.progress) {}
+
+  // step(first, last) over the images [0, n_) in slices of `slice`, progress reported after each slice from
+  // the calling thread (between parallel loops, never inside one): the work is the same whether or not there
+  // is progress to report (a terminal or not).
+  template <class Step>
+  void for_each_slice(std::size_t slice, Step&& step) {
+    for (std::size_t first = 0; first < n_; first += slice) {
+      const std::size_t last = first + std::min(slice, n_ - first);  // slice may be kAllImages
+      step(first, last);
+      if (progress_) progress_(last, n_);
+    }
+  }
+
   const std::uint8_t* pixels_ = nullptr;
   std::size_t n_ = 0;
   std::vector<float> probs_;
+  const std::size_t batch_ = 1;
+  const int threads_ = 1;
+
+ private:
+  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 }  // namespace cnn

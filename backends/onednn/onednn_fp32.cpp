@@ -51,31 +51,25 @@ void flush_denormals_on_team([[maybe_unused]] int threads, [[maybe_unused]] bool
 class Fp32Session final : public HostSession {
  public:
   Fp32Session(const Network& net, const RunConfig& config)
-      : net_(net),
-        threads_(config.threads > 0 ? config.threads : omp_get_max_threads()),
-        chunk_(std::max<std::size_t>(1, std::min(config.batch ? config.batch : kDefaultChunk,
-                                                  config.images ? config.images : kDefaultChunk))),
-        progress_(config.progress) {
+      : HostSession(config, resolve_batch(config, kDefaultChunk),
+                    config.threads > 0 ? config.threads : omp_get_max_threads()),
+        net_(net) {
     const OmpThreads team(threads_);
-    full_ = std::make_unique<Graph>(net_, int(chunk_), engine_, stream_);
-    if (config.images % chunk_) tail_ = std::make_unique<Graph>(net_, int(config.images % chunk_), engine_, stream_);
+    full_ = std::make_unique<Graph>(net_, int(batch_), engine_, stream_);
+    if (config.images % batch_) tail_ = std::make_unique<Graph>(net_, int(config.images % batch_), engine_, stream_);
   }
 
   double forward(LayerTimes&) override {
     const OmpThreads team(threads_);
     StopWatch sw;
     flush_denormals_on_team(threads_, true);
-    for (std::size_t first = 0; first < n_; first += chunk_) {
-      const std::size_t n = std::min(chunk_, n_ - first);
-      graph_for(n).run(pixels_ + first * kImageBytes, probs_.data() + first * kClasses, stream_);
-      if (progress_) progress_(first + n, n_);
-    }
+    for_each_slice(batch_, [&](std::size_t first, std::size_t last) {
+      graph_for(last - first).run(pixels_ + first * kImageBytes, probs_.data() + first * kClasses, stream_);
+    });
     flush_denormals_on_team(threads_, false);
     return sw.ms();
   }
 
-  std::size_t batch() const override { return chunk_; }
-  int threads() const override { return threads_; }
   std::vector<std::pair<std::string, std::string>> device_info() const override {
     const dnnl_version_t* v = dnnl_version();
     std::vector<std::pair<std::string, std::string>> info{
@@ -91,15 +85,12 @@ class Fp32Session final : public HostSession {
   // The graph for a chunk of n images: the full one, the tail one, or (when upload() brought a count other
   // than the configured one) a tail built now.
   Graph& graph_for(std::size_t n) {
-    if (n == chunk_) return *full_;
+    if (n == batch_) return *full_;
     if (!tail_ || std::size_t(tail_->images()) != n) tail_ = std::make_unique<Graph>(net_, int(n), engine_, stream_);
     return *tail_;
   }
 
   Network net_;  // kept for a tail graph built after setup
-  int threads_;
-  std::size_t chunk_;
-  std::function<void(std::size_t, std::size_t)> progress_;
   dnnl::engine engine_{dnnl::engine::kind::cpu, 0};
   dnnl::stream stream_{engine_};
   std::unique_ptr<Graph> full_, tail_;

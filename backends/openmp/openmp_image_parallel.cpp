@@ -20,34 +20,22 @@ constexpr int kImagesPerGrab = 16;
 class OpenMpImageParallelSession final : public HostSession {
  public:
   OpenMpImageParallelSession(const Network& net, const RunConfig& config)
-      : threads_(omp_team_size(config.threads)),
-        // Progress is reported between parallel loops (only the calling thread prints), so per batch: the
-        // batch never depends on whether there is progress to report (a terminal or not).
-        batch_(resolve_batch(config, kAllImages)),
-        progress_(config.progress),
+      : HostSession(config, resolve_batch(config, kAllImages), omp_team_size(config.threads)),  // batch: a loop
         net_(net),
         scratch_(std::size_t(threads_)) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
-    for (std::size_t first = 0; first < n_; first += batch_) {
-      const std::ptrdiff_t begin = std::ptrdiff_t(first), end = std::ptrdiff_t(std::min(n_, first + batch_));
+    for_each_slice(batch_, [&](std::size_t first, std::size_t last) {
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, kImagesPerGrab)
-      for (std::ptrdiff_t i = begin; i < end; ++i) {
+      for (std::ptrdiff_t i = std::ptrdiff_t(first); i < std::ptrdiff_t(last); ++i)
         fast::forward_image(net_, pixels_ + i * kImageBytes, scratch_[std::size_t(omp_get_thread_num())],
                             probs_.data() + i * kClasses);
-      }
-      if (progress_) progress_(std::size_t(end), n_);
-    }
+    });
     return sw.ms();
   }
-  std::size_t batch() const override { return batch_; }  // images per parallel loop
-  int threads() const override { return threads_; }
 
  private:
-  int threads_;
-  std::size_t batch_;
-  std::function<void(std::size_t, std::size_t)> progress_;
   fast::PackedNetwork net_;
   std::vector<fast::Scratch> scratch_;
 };

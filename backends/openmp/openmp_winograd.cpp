@@ -19,19 +19,14 @@ constexpr int kGroupsPerGrab = 16 / winograd::kImageGroup;
 class OpenMpWinogradSession final : public HostSession {
  public:
   OpenMpWinogradSession(const Network& net, const RunConfig& config)
-      : net_(net),
-        threads_(omp_team_size(config.threads)),
-        // Progress is reported between parallel loops (only the calling thread prints), so per batch: the
-        // batch never depends on whether there is progress to report (a terminal or not).
-        batch_(resolve_batch(config, kAllImages)),
-        scratch_(std::size_t(threads_)),
-        progress_(config.progress) {}
+      : HostSession(config, resolve_batch(config, kAllImages), omp_team_size(config.threads)),  // batch: a loop
+        net_(net),
+        scratch_(std::size_t(threads_)) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
     constexpr std::size_t G = winograd::kImageGroup;
-    for (std::size_t first = 0; first < n_; first += batch_) {
-      const std::size_t last = std::min(n_, first + batch_);
+    for_each_slice(batch_, [&](std::size_t first, std::size_t last) {
       const std::ptrdiff_t groups = std::ptrdiff_t((last - first + G - 1) / G);
 #pragma omp parallel for num_threads(threads_) schedule(dynamic, kGroupsPerGrab)
       for (std::ptrdiff_t g = 0; g < groups; ++g) {
@@ -39,19 +34,13 @@ class OpenMpWinogradSession final : public HostSession {
         winograd::forward_images(net_, pixels_ + image * kImageBytes, count,
                                  scratch_[std::size_t(omp_get_thread_num())], probs_.data() + image * kClasses);
       }
-      if (progress_) progress_(last, n_);
-    }
+    });
     return sw.ms();
   }
-  std::size_t batch() const override { return batch_; }  // images per parallel loop
-  int threads() const override { return threads_; }
 
  private:
   winograd::PackedNetwork net_;
-  int threads_;
-  std::size_t batch_;
   std::vector<winograd::Scratch> scratch_;
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 const VariantRegistration kWinograd{"openmp", 3, open_session<OpenMpWinogradSession>,

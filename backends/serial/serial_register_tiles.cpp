@@ -12,22 +12,20 @@ namespace {
 
 class SerialRegisterTilesSession final : public HostSession {
  public:
-  SerialRegisterTilesSession(const Network& net, const RunConfig& config) : net_(net), progress_(config.progress) {}
+  SerialRegisterTilesSession(const Network& net, const RunConfig& config) : HostSession(config, 1, 1), net_(net) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
-    for (std::size_t i = 0; i < n_; ++i) {
-      fast::forward_image(net_, pixels_ + i * kImageBytes, scratch_, probs_.data() + i * kClasses);
-      if (progress_ && (i + 1) % 4096 == 0) progress_(i + 1, n_);
-    }
+    for_each_slice(4096, [&](std::size_t first, std::size_t last) {  // an image at a time; 4096: progress
+      for (std::size_t i = first; i < last; ++i)
+        fast::forward_image(net_, pixels_ + i * kImageBytes, scratch_, probs_.data() + i * kClasses);
+    });
     return sw.ms();
   }
-  std::size_t batch() const override { return 1; }
 
  private:
   fast::PackedNetwork net_;
   fast::Scratch scratch_;
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 const VariantRegistration kOpt{"serial", 2, open_session<SerialRegisterTilesSession>,

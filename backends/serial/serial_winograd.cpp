@@ -16,29 +16,22 @@ class SerialWinogradSession final : public HostSession {
   // The kernel takes winograd::kImageGroup images per pass whatever --batch says (as serial:naive takes one),
   // and that is the batch reported.
   SerialWinogradSession(const Network& net, const RunConfig& config)
-      : net_(net),
-        batch_(std::min<std::size_t>(winograd::kImageGroup, std::max<std::size_t>(config.images, 1))),
-        progress_(config.progress) {}
+      : HostSession(config, std::min<std::size_t>(winograd::kImageGroup, std::max<std::size_t>(config.images, 1)), 1),
+        net_(net) {}
 
   double forward(LayerTimes&) override {
     StopWatch sw;
     // Progress granularity, a multiple of the group: slicing does not change the passes the kernel makes.
-    constexpr std::size_t slice = 4096;
-    for (std::size_t first = 0; first < n_; first += slice) {
-      const std::size_t count = std::min(slice, n_ - first);
-      winograd::forward_images(net_, pixels_ + first * kImageBytes, count, scratch_,
+    for_each_slice(4096, [&](std::size_t first, std::size_t last) {
+      winograd::forward_images(net_, pixels_ + first * kImageBytes, last - first, scratch_,
                                probs_.data() + first * kClasses);
-      if (progress_) progress_(first + count, n_);
-    }
+    });
     return sw.ms();
   }
-  std::size_t batch() const override { return batch_; }  // images through the kernel per pass
 
  private:
   winograd::PackedNetwork net_;
-  std::size_t batch_;
   winograd::Scratch scratch_;
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 const VariantRegistration kWinograd{"serial", 3, open_session<SerialWinogradSession>,

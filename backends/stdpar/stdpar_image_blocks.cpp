@@ -21,18 +21,14 @@ constexpr std::size_t kBlock = 16;
 class ImageBlocksSession final : public HostSession {
  public:
   ImageBlocksSession(const Network& net, const RunConfig& config)
-      : net_(net),
-        threads_(resolve_threads(config)),
-        batch_(resolve_batch(config, kAllImages)),
-        progress_(config.progress) {}
+      : HostSession(config, resolve_batch(config, kAllImages), resolve_threads(config)),  // batch: a for_each
+        net_(net) {}
 
   double forward(LayerTimes&) override {
     const ThreadLimit limit(threads_);
     StopWatch sw;
-    // One std::for_each per batch; progress is reported between them (only the calling thread reports), so
-    // the batch never depends on whether there is progress to report.
-    for (std::size_t first = 0; first < n_; first += batch_) {
-      const std::size_t last = std::min(n_, first + batch_);
+    // One std::for_each per batch.
+    for_each_slice(batch_, [&](std::size_t first, std::size_t last) {
       const std::size_t blocks = (last - first + kBlock - 1) / kBlock;
       if (index_.size() < blocks) index_ = indices(blocks);
       std::for_each(std::execution::par, index_.begin(), index_.begin() + std::ptrdiff_t(blocks), [&](int b) {
@@ -41,19 +37,13 @@ class ImageBlocksSession final : public HostSession {
         for (std::size_t i = begin; i < end; ++i)
           fast::forward_image(net_, pixels_ + i * kImageBytes, scratch, probs_.data() + i * kClasses);
       });
-      if (progress_) progress_(last, n_);
-    }
+    });
     return sw.ms();
   }
-  std::size_t batch() const override { return batch_; }  // images per parallel loop
-  int threads() const override { return threads_; }
 
  private:
   fast::PackedNetwork net_;
-  int threads_;
-  std::size_t batch_;
   std::vector<int> index_;
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 const VariantRegistration kImageBlocks{"stdpar", 2, open_session<ImageBlocksSession>,

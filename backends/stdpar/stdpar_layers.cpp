@@ -22,18 +22,16 @@ std::vector<Vol> volumes(std::size_t n, int side, int depth) { return std::vecto
 class LayersSession final : public HostSession {
  public:
   LayersSession(const Network& net, const RunConfig& config)
-      : threads_(resolve_threads(config)),
-        chunk_(resolve_batch(config, kChunk)),
+      : HostSession(config, resolve_batch(config, kChunk), resolve_threads(config)),
         convs_{thesis::to_thesis(net.conv1), thesis::to_thesis(net.conv2), thesis::to_thesis(net.conv3)},
         fc_w_(thesis::to_thesis(net.fc)),
         fc_bias_(net.fc.bias),
-        index_(indices(chunk_ * std::size_t(kConv2.filters))),
-        input_(volumes(chunk_, kImageSide, kImageChannels)),
-        progress_(config.progress) {
+        index_(indices(batch_ * std::size_t(kConv2.filters))),
+        input_(volumes(batch_, kImageSide, kImageChannels)) {
     for (int l = 0; l < 3; ++l) {
       const ConvSpec& s = kConvs[l];
-      conv_out_[l] = volumes(chunk_, s.out_side(), s.filters);
-      pool_out_[l] = volumes(chunk_, s.pooled_side(), s.filters);
+      conv_out_[l] = volumes(batch_, s.out_side(), s.filters);
+      pool_out_[l] = volumes(batch_, s.pooled_side(), s.filters);
     }
     static_assert(kConv2.filters >= kConv1.filters && kConv2.filters >= kConv3.filters, "index_ covers every layer");
   }
@@ -48,8 +46,8 @@ class LayersSession final : public HostSession {
       std::for_each(std::execution::par_unseq, index_.begin(), index_.begin() + std::ptrdiff_t(count), body);
       t[layer] += sw.ms();
     };
-    for (std::size_t first = 0; first < n_; first += chunk_) {
-      const std::size_t n = std::min(chunk_, n_ - first);
+    for_each_slice(batch_, [&](std::size_t first, std::size_t last) {
+      const std::size_t n = last - first;
       std::for_each(std::execution::par_unseq, index_.begin(), index_.begin() + std::ptrdiff_t(n),
                     [&](int i) { thesis::load_image(pixels_ + (first + i) * kImageBytes, input_[i]); });
       for (int l = 0; l < 3; ++l) {
@@ -64,23 +62,16 @@ class LayersSession final : public HostSession {
       float* probs = probs_.data() + first * kClasses;
       parallel(9, n, [&](int i) { thesis::fc_forward(pool_out_[2][i], fc_w_, fc_bias_, probs + i * kClasses); });
       parallel(10, n, [&](int i) { softmax_fp32(probs + i * kClasses); });
-      if (progress_) progress_(first + n, n_);
-    }
+    });
     for (std::size_t l = 0; l < kLayers.size(); ++l) layers.emplace_back(std::string(kLayers[l].name), t[l]);
     return total.ms();
   }
 
-  std::size_t batch() const override { return chunk_; }
-  int threads() const override { return threads_; }
-
  private:
-  int threads_;
-  std::size_t chunk_;
   thesis::ThesisConv convs_[3];
   std::vector<float> fc_w_, fc_bias_;
   std::vector<int> index_;
   std::vector<Vol> input_, conv_out_[3], pool_out_[3];  // one volume per image of a chunk
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 const VariantRegistration kLayers{"stdpar", 1, open_session<LayersSession>,

@@ -152,18 +152,26 @@ inline void fc_forward(const Vol& V, const std::vector<float>& w, const std::vec
   }
 }
 
+// The threads the (OpenMP-built) session's loops get: 1 where it is built without OpenMP.
+inline int team_size([[maybe_unused]] int requested) {
+#ifdef _OPENMP
+  return omp_team_size(requested);
+#else
+  return 1;
+#endif
+}
+
 class ThesisNaiveSession final : public HostSession {
  public:
   ThesisNaiveSession(const Network& net, const RunConfig& config)
-      : threads_(config.threads),
+      : HostSession(config, 1, team_size(config.threads)),
         convs_{to_thesis(net.conv1), to_thesis(net.conv2), to_thesis(net.conv3)},
         fc_w_(to_thesis(net.fc)),
-        fc_bias_(net.fc.bias),
-        progress_(config.progress) {}
+        fc_bias_(net.fc.bias) {}
 
   double forward(LayerTimes& layers) override {
 #ifdef _OPENMP
-    if (threads_ > 0) omp_set_num_threads(threads_);
+    omp_set_num_threads(threads_);
 #endif
     double t[kLayers.size()] = {};
     StopWatch total;
@@ -175,47 +183,37 @@ class ThesisNaiveSession final : public HostSession {
     Vol* conv_in[3] = {&input, &p1, &p2};
     Vol* conv_out[3] = {&c1, &c2, &c3};
     Vol* pool_out[3] = {&p1, &p2, &p3};
-    for (std::size_t i = 0; i < n_; ++i) {
-      load_image(pixels_ + i * kImageBytes, input);
-      StopWatch sw;
-      for (int l = 0; l < 3; ++l) {
+    for_each_slice(256, [&](std::size_t first, std::size_t last) {  // an image at a time; 256: progress
+      for (std::size_t i = first; i < last; ++i) {
+        load_image(pixels_ + i * kImageBytes, input);
+        StopWatch sw;
+        for (int l = 0; l < 3; ++l) {
+          sw.restart();
+          conv_forward(*conv_in[l], convs_[l], *conv_out[l]);
+          t[3 * l] += sw.ms();
+          sw.restart();
+          relu_forward(*conv_out[l]);
+          t[3 * l + 1] += sw.ms();
+          sw.restart();
+          pool_forward(*conv_out[l], *pool_out[l]);
+          t[3 * l + 2] += sw.ms();
+        }
+        float* out = probs_.data() + i * kClasses;
         sw.restart();
-        conv_forward(*conv_in[l], convs_[l], *conv_out[l]);
-        t[3 * l] += sw.ms();
+        fc_forward(p3, fc_w_, fc_bias_, out);
+        t[9] += sw.ms();
         sw.restart();
-        relu_forward(*conv_out[l]);
-        t[3 * l + 1] += sw.ms();
-        sw.restart();
-        pool_forward(*conv_out[l], *pool_out[l]);
-        t[3 * l + 2] += sw.ms();
+        softmax_fp32(out);
+        t[10] += sw.ms();
       }
-      float* out = probs_.data() + i * kClasses;
-      sw.restart();
-      fc_forward(p3, fc_w_, fc_bias_, out);
-      t[9] += sw.ms();
-      sw.restart();
-      softmax_fp32(out);
-      t[10] += sw.ms();
-      if (progress_ && (i + 1) % 256 == 0) progress_(i + 1, n_);
-    }
+    });
     for (std::size_t l = 0; l < kLayers.size(); ++l) layers.emplace_back(std::string(kLayers[l].name), t[l]);
     return total.ms();
   }
 
-  std::size_t batch() const override { return 1; }
-  int threads() const override {
-#ifdef _OPENMP
-    return omp_team_size(threads_);
-#else
-    return 1;
-#endif
-  }
-
  private:
-  int threads_;
   ThesisConv convs_[3];
   std::vector<float> fc_w_, fc_bias_;
-  std::function<void(std::size_t, std::size_t)> progress_;
 };
 
 }  // namespace THESIS_BUILD
