@@ -2,6 +2,7 @@
 suitereport/readme_blocks.py): the committed README must be what its committed reports give, text outside
 the blocks is never touched, and a broken marker stops the tool before it writes anything."""
 
+import json
 import os
 import re
 import sys
@@ -160,3 +161,52 @@ def test_readme_options_that_do_not_go_together(tmp_path):
     assert "--readme takes" in one_error_line(run(PROG, "--readme", path, "--output", tmp_path / "x.md"))
     assert "--check goes with --readme" in one_error_line(run(PROG, "--check"))
     assert "no such README" in one_error_line(run(PROG, "--readme", tmp_path / "missing.md"))
+
+
+# ---- the mapping and the matrix table, on reports of a test's own
+
+
+def _own_block(tmp_path, monkeypatch, *reports, versus=()):
+    """A results folder with `reports` ({name: report}) and a README whose one block is made from them."""
+    res = tmp_path / "res"
+    res.mkdir()
+    for name, rep in reports:
+        (res / name).write_text(json.dumps(rep))
+    monkeypatch.setattr(readme_blocks, "BLOCKS", {"own": readme_blocks.Block(("own-*.json",), "matrix", versus)})
+    path = tmp_path / "README.md"
+    path.write_text(f"top\n{readme_blocks.begin_marker('own')}\n{readme_blocks.end_marker('own')}\nbottom\n")
+    return path, res
+
+
+def _serial(batch=1, host="vm", cpu="AMD EPYC", median=None):
+    rep = json.loads((SCRIPTS / "tests" / "data" / "serial.json").read_text())
+    rep["meta"].update(host=host, cpu_model=cpu)
+    for r in rep["runs"]:
+        r["batch"] = batch
+        if median is not None:
+            r["forward_ms"]["median"] = median
+    return rep
+
+
+def test_a_block_is_made_from_the_reports_its_mapping_names(tmp_path, monkeypatch):
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial()), ("other.json", _serial(median=1.0)),
+                           versus=("serial:naive",))
+    r = run(PROG, "--readme", path, "--results", res)
+    assert r.returncode == 0, r.stderr
+    text = path.read_text()
+    assert text.startswith("top\n") and text.endswith("bottom\n")
+    assert "From `res/own-*.json` (1 report; " in text
+    assert "| backend:variant | 50 img, 1 thr: ms | 50 img, 1 thr: vs serial:naive | 200 img, 1 thr: ms |" in text
+    assert "| 1.000 |" not in text  # other.json is no source of this block
+
+
+def test_two_runs_for_one_cell_or_two_machines_are_an_error(tmp_path, monkeypatch):
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial(batch=1)), ("own-b.json", _serial(batch=4)))
+    before = path.read_bytes()
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': serial:naive: two runs with 50 images and 1 thread(s)" in line, line
+    assert path.read_bytes() == before
+    (res / "own-b.json").write_text(json.dumps(_serial(cpu="Intel Xeon")))
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': its reports come from 2 machines" in line, line
+    assert path.read_bytes() == before
