@@ -7,6 +7,8 @@ All or nothing: every report is read and checked first, the charts are drawn int
 folder beside results/charts/, and only when everything is drawn are they moved in, the README
 written (safe_io) and the charts of reports that are gone removed. It used to delete the old charts
 first and then fail on a NaN median, leaving a README that pointed at missing charts.
+
+--readme: the generated blocks of the top-level README.md instead (readme_blocks.py).
 """
 
 import contextlib
@@ -33,6 +35,7 @@ To add one and regenerate this page and `results/charts/`:
 ```sh
 build/<preset>/bin/suite --backend all --images 1200 --output results/<machine>/<name>.json
 scripts/make-results-readme
+scripts/make-results-readme --readme   # the generated tables of the top-level README.md
 ```
 
 Tables in other forms: `scripts/report --format csv|latex` (all of `results/` by default);
