@@ -65,7 +65,8 @@ def parse(text, where):
     repeated, unclosed or missing marker."""
     parts, outside, inside, name, start = [], [], [], None, 0
     seen = set()
-    for no, line in enumerate(text.splitlines(keepends=True), 1):
+    # Lines end at \n only (splitlines would also break at \f or U+2028, and miscount the lines).
+    for no, line in enumerate(re.findall(r"[^\n]*\n|[^\n]+\Z", text), 1):
         bare = line.rstrip("\r\n")
         begin, end = BEGIN.fullmatch(bare), END.fullmatch(bare)
         if not (begin or end):
@@ -89,8 +90,8 @@ def parse(text, where):
             outside, inside = [], []
         else:
             if end.group(1) != name:
-                raise load.ReportError(f"{where}:{no}: end marker of block '{end.group(1)}' " +
-                                       (f"inside block '{name}' (line {start})" if name else "without its begin marker"))
+                what = f"inside block '{name}' (line {start})" if name else "without its begin marker"
+                raise load.ReportError(f"{where}:{no}: end marker of block '{end.group(1)}' {what}")
             parts.append((name, "".join(inside)))
             outside, name = [line], None
     if name:

@@ -127,7 +127,8 @@ def _broken(text, name):
         "unknown block": (text.replace(begin("gpu-h200"), begin("gpu-h900"), 1).replace(end("gpu-h200"),
                                                                                       end("gpu-h900"), 1),
                           "unknown block 'gpu-h900'"),
-        "twice": (text + "\n" + block_text(text, "verdict") + end("verdict") + "\n", "block 'verdict' is in the file twice"),
+        "twice": (text + "\n" + block_text(text, "verdict") + end("verdict") + "\n",
+                  "block 'verdict' is in the file twice"),
         "nested": (text.replace(end("gpu-h200") + "\n", "", 1), "begins inside block 'gpu-h200'"),
     }[name]
 
