@@ -122,10 +122,11 @@ def baseline_run(group, images):
 
 
 def peer_run(group, peer, run):
-    """The run of a vendor peer that `run` is compared with: same image count, same kind of device,
-    and on a CPU the same thread count (like with like); None if there is none."""
-    cands = [r for r in group.runs if r.backend == peer and r.images == run.images and r.on_gpu == run.on_gpu
-             and r.passed_or_unvalidated]
+    """The run of a vendor peer (a backend, or one backend:variant) that `run` is compared with: same
+    image count, same kind of device, and on a CPU the same thread count (like with like); None if
+    there is none."""
+    cands = [r for r in group.runs if peer in (r.backend, r.name) and r.images == run.images
+             and r.on_gpu == run.on_gpu and r.passed_or_unvalidated]
     if not run.on_gpu:
         cands = [r for r in cands if r.threads == run.threads]
     return _fastest(cands)

@@ -7,11 +7,15 @@ All or nothing: every report is read and checked first, the charts are drawn int
 folder beside results/charts/, and only when everything is drawn are they moved in, the README
 written (safe_io) and the charts of reports that are gone removed. It used to delete the old charts
 first and then fail on a NaN median, leaving a README that pointed at missing charts.
+
+--readme: the generated blocks of the top-level README.md instead (readme_blocks.py).
 """
 
 import contextlib
 import os
 import shutil
+import stat
+import sys
 import tempfile
 from pathlib import Path
 
@@ -31,6 +35,7 @@ To add one and regenerate this page and `results/charts/`:
 ```sh
 build/<preset>/bin/suite --backend all --images 1200 --output results/<machine>/<name>.json
 scripts/make-results-readme
+scripts/make-results-readme --readme   # the generated tables of the top-level README.md
 ```
 
 Tables in other forms: `scripts/report --format csv|latex` (all of `results/` by default);
@@ -187,12 +192,23 @@ def main(argv):
     p.add_argument("--output", metavar="FILE", help="the README to write (default: DIR/README.md)")
     p.add_argument("--skip-bad", action="store_true",
                    help="skip reports that cannot be read (a note each) instead of stopping")
+    p.add_argument("--readme", nargs="?", const=str(load.REPO_ROOT / "README.md"), metavar="FILE",
+                   help="instead: regenerate the marked blocks of FILE (default: README.md of this checkout) "
+                        "from the reports suitereport/readme_blocks.py names for each; text outside them is kept")
+    p.add_argument("--check", action="store_true",
+                   help="with --readme: write nothing, exit 1 if a block differs from what its reports give")
     args = p.parse_args(argv)
     if args.results == "":
         raise load.ReportError("--results: an empty folder name")
     results_dir = Path(args.results).resolve()
     if not results_dir.is_dir():
         raise load.ReportError(f"{args.results}: no such folder")
+    if args.readme is not None:
+        if args.output is not None or args.skip_bad:
+            raise load.ReportError("--readme takes --results and --check, not --output or --skip-bad")
+        return _readme_blocks(Path(args.readme), results_dir, args.check)
+    if args.check:
+        raise load.ReportError("--check goes with --readme")
     out = Path(args.output) if args.output is not None else results_dir / "README.md"
     safe_io.check_output(args.output if args.output is not None else out)  # before any work
     charts_dir = results_dir / "charts"
@@ -225,4 +241,27 @@ def main(argv):
         charts_dir.rmdir()
     print(f"wrote {load.shown(out)} ({len(load.all_runs(reports))} runs from {len(reports)} report(s), "
           f"{len(new)} chart(s) in {load.shown(charts_dir)})")
+    return cli.EXIT_OK
+
+
+def _readme_blocks(path, results_dir, check):
+    """--readme: every block made first, then the file written once (safe_io), or with --check compared."""
+    from . import readme_blocks
+    if str(path) == "":
+        raise load.ReportError("--readme: an empty file name")
+    if not check:
+        safe_io.check_output(path)
+    old = safe_io.read_text(path, "README")
+    new, changed = readme_blocks.regenerate(old, load.shown(path), results_dir)
+    if check:
+        if changed:
+            print(f"{load.shown(path)}: out of date: block(s) {', '.join(changed)} differ from their reports "
+                  "(run scripts/make-results-readme --readme)", file=sys.stderr)
+            return cli.EXIT_REGRESSION
+        print(f"{load.shown(path)}: every generated block is up to date")
+        return cli.EXIT_OK
+    if new != old:
+        safe_io.write_text(path, new, stat.S_IMODE(os.stat(path).st_mode))
+    print(f"{'updated' if changed else 'unchanged'} {load.shown(path)}"
+          + (f": block(s) {', '.join(changed)}" if changed else ""))
     return cli.EXIT_OK

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from . import analysis, portability
 from .analysis import fmt_ms, fmt_rate, fmt_speedup
-from .load import LAYER_KINDS
+from .load import LAYER_KINDS, ReportError
 
 
 @dataclass
@@ -107,6 +107,45 @@ def runs_table(group, peers=None):
                        "should hold one machine's reports, or the speedups mix machines")
     if group.superseded:
         t.notes.append(f"{group.superseded} older run(s) of the same configuration left out (the newest report wins)")
+    return t
+
+
+def _config(r):
+    """A column of matrix_table: the image count, and on a CPU the threads (a GPU run's are the device's)."""
+    return (r.images, None if r.on_gpu else r.threads)
+
+
+def matrix_table(group, versus=()):
+    """The compact form of runs_table: a row per backend:variant, and per configuration (image count, and
+    threads on a CPU) its forward median and its speedup vs each of `versus` (a vendor peer's backend, or
+    a backend:variant) as peer_run picks it. Two runs for one cell (other batch sizes) are an error: the
+    table would have to hide one."""
+    configs = sorted({_config(r) for r in group.runs}, key=lambda c: (c[0], c[1] or 0))
+    cells, names = {}, []
+    for r in group.runs:
+        if r.name not in names:
+            names.append(r.name)
+        key = (r.name, _config(r))
+        if key in cells:
+            raise ReportError(f"{r.name}: two runs with {r.images} images and {r.threads} thread(s) in "
+                              f"{cells[key].source} and {r.source} (batch {cells[key].batch} and {r.batch}); "
+                              "name reports with one run each")
+        cells[key] = r
+    cols = [Column("backend:variant")]
+    for n, threads in configs:
+        where = f"{n} img" + (f", {threads} thr" if threads is not None else "")
+        cols.append(Column(f"{where}: ms", "ms", f"forward_ms_{n}_{threads or 'gpu'}"))
+        cols += [Column(f"{where}: vs {analysis.VENDOR_PEERS.get(p, p)}", "speedup",
+                        f"speedup_vs_{p}_{n}_{threads or 'gpu'}") for p in versus]
+    t = Table(title=f"Forward pass — {group.machine.label}", columns=cols, machine=group.machine.label)
+    for name in names:
+        row = [name]
+        for c in configs:
+            r = cells.get((name, c))
+            row.append(r.forward_ms if r else None)
+            row += [analysis.speedup(r, analysis.peer_run(group, p, r)) if r else None for p in versus]
+        t.rows.append(row)
+    t.notes.append("ms: median of the timed forward passes" + ("; " + SPEEDUP_NOTE if versus else ""))
     return t
 
 

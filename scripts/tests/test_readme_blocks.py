@@ -1,0 +1,213 @@
+"""The generated blocks of the top-level README.md (scripts/make-results-readme --readme,
+suitereport/readme_blocks.py): the committed README must be what its committed reports give, text outside
+the blocks is never touched, and a broken marker stops the tool before it writes anything."""
+
+import json
+import os
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+REPO = SCRIPTS.parent
+README = REPO / "README.md"
+sys.path.insert(0, str(SCRIPTS))
+
+from suitereport import readme_blocks  # noqa: E402
+from tools_inprocess import run_tool as run  # noqa: E402
+
+PROG = "make-results-readme"
+
+
+def copy_readme(tmp_path, text=None):
+    path = tmp_path / "README.md"
+    path.write_bytes(README.read_bytes() if text is None else text.encode("utf-8"))
+    return path
+
+
+def block_text(text, name):
+    start = text.index(readme_blocks.begin_marker(name))
+    return text[start:text.index(readme_blocks.end_marker(name), start)]
+
+
+def one_error_line(r):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    lines = [line for line in r.stderr.strip().splitlines() if not line.startswith("note: ")]
+    assert len(lines) == 1 and lines[0].startswith(f"{PROG}: error: "), r.stderr
+    return lines[0]
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory):
+    """The committed README with every block made again from the committed reports."""
+    path = copy_readme(tmp_path_factory.mktemp("regen"))
+    r = run(PROG, "--readme", path)
+    assert r.returncode == 0, r.stderr
+    return path.read_text(encoding="utf-8")
+
+
+# ---- the committed README is current
+
+
+def test_committed_readme_blocks_are_what_the_committed_reports_give(generated):
+    committed = README.read_text(encoding="utf-8")
+    if generated != committed:
+        stale = [n for n in readme_blocks.BLOCKS if block_text(generated, n) != block_text(committed, n)]
+        pytest.fail(f"README.md's generated block(s) {', '.join(stale) or '(outside text?)'} differ from "
+                    "what the reports give: run scripts/make-results-readme --readme and commit README.md")
+    r = run(PROG, "--readme", README, "--check")
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_changed_figure_in_a_block_is_found_and_put_back(tmp_path, generated):
+    """The staleness check can fail: one figure of the CPU table changed in a copy."""
+    text = README.read_text(encoding="utf-8")
+    cpu = block_text(text, "cpu-epyc-2core")
+    row = re.search(r"^\| serial:winograd \| ([0-9.]+) \|", cpu, re.M)
+    assert row, cpu
+    changed = cpu.replace(row.group(0), row.group(0).replace(row.group(1), row.group(1) + "1"), 1)
+    path = copy_readme(tmp_path, text.replace(cpu, changed))
+    before = path.read_bytes()
+    r = run(PROG, "--readme", path, "--check")
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert "block(s) cpu-epyc-2core differ" in r.stderr
+    assert path.read_bytes() == before  # --check writes nothing
+    r = run(PROG, "--readme", path)
+    assert r.returncode == 0 and "updated" in r.stdout and "cpu-epyc-2core" in r.stdout, r.stdout + r.stderr
+    assert path.read_text(encoding="utf-8") == generated
+
+
+def test_regenerating_is_deterministic_and_idempotent(tmp_path, generated):
+    path = copy_readme(tmp_path, generated)
+    r = run(PROG, "--readme", path)
+    assert r.returncode == 0 and r.stdout.startswith("unchanged"), r.stdout + r.stderr
+    assert path.read_text(encoding="utf-8") == generated
+
+
+def test_the_verdict_block_is_what_report_portability_prints(generated):
+    r = run("report", "--portability", *(REPO / "results" / p for p in readme_blocks.BLOCKS["verdict"].reports))
+    assert r.returncode == 0, r.stderr
+    assert block_text(generated, "verdict").endswith("\n" + r.stdout)
+
+
+# ---- text outside the blocks
+
+
+def test_text_outside_the_blocks_survives_and_block_contents_are_replaced(tmp_path, generated):
+    text = generated.replace("## Layout\n", "## Layout\n\nA line of mine, 12.5 ms, | kept |\r\n", 1)
+    text = text.replace(readme_blocks.end_marker("gpu-h200"),
+                        "| stale | 1 |\n" + readme_blocks.end_marker("gpu-h200"), 1)
+    text = text.replace(block_text(text, "verdict"), readme_blocks.begin_marker("verdict") + "\n", 1)  # emptied
+    text += "last line without a newline"
+    path = copy_readme(tmp_path, text)
+    r = run(PROG, "--readme", path)
+    assert r.returncode == 0, r.stderr
+    assert "gpu-h200" in r.stdout and "verdict" in r.stdout
+    out = path.read_bytes().decode("utf-8")  # read_text would turn the \r\n into \n
+    assert out == generated.replace("## Layout\n", "## Layout\n\nA line of mine, 12.5 ms, | kept |\r\n", 1) \
+        + "last line without a newline"
+
+
+# ---- broken markers: one error line, exit 2, nothing written
+
+
+def _broken(text, name):
+    begin, end = readme_blocks.begin_marker, readme_blocks.end_marker
+    last = max(readme_blocks.BLOCKS, key=lambda b: text.index(begin(b)))
+    return {
+        "end missing": (text.replace(end(last) + "\n", "", 1), f"block '{last}' has no end marker"),
+        "begin missing": (text.replace(begin("gpu-h200") + "\n", "", 1), "without its begin marker"),
+        "block missing": (text.replace(block_text(text, "verdict") + end("verdict") + "\n", "", 1),
+                          "no marker of block(s) verdict"),
+        "malformed begin": (text.replace(begin("cpu-epyc-2core"), "<!-- begin generated: cpu-epyc-2core -->", 1),
+                            "malformed marker"),
+        "indented end": (text.replace(end("xeon-16core-mpi"), "  " + end("xeon-16core-mpi"), 1), "malformed marker"),
+        "unknown block": (text.replace(begin("gpu-h200"), begin("gpu-h900"), 1).replace(end("gpu-h200"),
+                                                                                      end("gpu-h900"), 1),
+                          "unknown block 'gpu-h900'"),
+        "twice": (text + "\n" + block_text(text, "verdict") + end("verdict") + "\n",
+                  "block 'verdict' is in the file twice"),
+        "nested": (text.replace(end("gpu-h200") + "\n", "", 1), "begins inside block 'gpu-h200'"),
+    }[name]
+
+
+@pytest.mark.parametrize("case", ["end missing", "begin missing", "block missing", "malformed begin",
+                                  "indented end", "unknown block", "twice", "nested"])
+def test_a_broken_marker_is_one_error_and_nothing_is_written(tmp_path, case):
+    text = README.read_text(encoding="utf-8")
+    cpu = block_text(text, "cpu-epyc-2core")
+    text = text.replace(cpu, cpu + "| a stale row |\n", 1)  # a block that would change
+    broken, why = _broken(text, case)
+    path = copy_readme(tmp_path, broken)
+    before, stat_before = path.read_bytes(), os.stat(path)
+    line = one_error_line(run(PROG, "--readme", path))
+    assert why in line, line
+    assert re.match(rf"{PROG}: error: \S*README\.md(:\d+)?: ", line), line
+    assert path.read_bytes() == before and os.stat(path).st_mtime_ns == stat_before.st_mtime_ns
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["README.md"]  # no temporary file left
+
+
+def test_a_block_whose_reports_are_gone_is_an_error(tmp_path):
+    path = copy_readme(tmp_path)
+    before = path.read_bytes()
+    line = one_error_line(run(PROG, "--readme", path, "--results", tmp_path))
+    assert "no such report or folder" in line, line
+    assert path.read_bytes() == before
+
+
+def test_readme_options_that_do_not_go_together(tmp_path):
+    path = copy_readme(tmp_path)
+    assert "--readme takes" in one_error_line(run(PROG, "--readme", path, "--output", tmp_path / "x.md"))
+    assert "--check goes with --readme" in one_error_line(run(PROG, "--check"))
+    assert "no such README" in one_error_line(run(PROG, "--readme", tmp_path / "missing.md"))
+
+
+# ---- the mapping and the matrix table, on reports of a test's own
+
+
+def _own_block(tmp_path, monkeypatch, *reports, versus=()):
+    """A results folder with `reports` ({name: report}) and a README whose one block is made from them."""
+    res = tmp_path / "res"
+    res.mkdir()
+    for name, rep in reports:
+        (res / name).write_text(json.dumps(rep))
+    monkeypatch.setattr(readme_blocks, "BLOCKS", {"own": readme_blocks.Block(("own-*.json",), "matrix", versus)})
+    path = tmp_path / "README.md"
+    path.write_text(f"top\n{readme_blocks.begin_marker('own')}\n{readme_blocks.end_marker('own')}\nbottom\n")
+    return path, res
+
+
+def _serial(batch=1, host="vm", cpu="AMD EPYC", median=None):
+    rep = json.loads((SCRIPTS / "tests" / "data" / "serial.json").read_text())
+    rep["meta"].update(host=host, cpu_model=cpu)
+    for r in rep["runs"]:
+        r["batch"] = batch
+        if median is not None:
+            r["forward_ms"]["median"] = median
+    return rep
+
+
+def test_a_block_is_made_from_the_reports_its_mapping_names(tmp_path, monkeypatch):
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial()), ("other.json", _serial(median=1.0)),
+                           versus=("serial:naive",))
+    r = run(PROG, "--readme", path, "--results", res)
+    assert r.returncode == 0, r.stderr
+    text = path.read_text()
+    assert text.startswith("top\n") and text.endswith("bottom\n")
+    assert "From `res/own-*.json` (1 report; " in text
+    assert "| backend:variant | 50 img, 1 thr: ms | 50 img, 1 thr: vs serial:naive | 200 img, 1 thr: ms |" in text
+    assert "| 1.000 |" not in text  # other.json is no source of this block
+
+
+def test_two_runs_for_one_cell_or_two_machines_are_an_error(tmp_path, monkeypatch):
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial(batch=1)), ("own-b.json", _serial(batch=4)))
+    before = path.read_bytes()
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': serial:naive: two runs with 50 images and 1 thread(s)" in line, line
+    assert path.read_bytes() == before
+    (res / "own-b.json").write_text(json.dumps(_serial(cpu="Intel Xeon")))
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': its reports come from 2 machines" in line, line
+    assert path.read_bytes() == before
