@@ -48,48 +48,42 @@ class Binder {
   std::string missing_;
 };
 
-std::string bind_cudnn(void* library, Api& api) {
-  Binder bind(library);
-  bind(api.cudnnGetVersion, "cudnnGetVersion");
-  bind(api.cudnnGetErrorString, "cudnnGetErrorString");
-  bind(api.cudnnCreate, "cudnnCreate");
-  bind(api.cudnnDestroy, "cudnnDestroy");
-  bind(api.cudnnSetStream, "cudnnSetStream");
-  bind(api.cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor");
-  bind(api.cudnnSetTensor4dDescriptor, "cudnnSetTensor4dDescriptor");
-  bind(api.cudnnDestroyTensorDescriptor, "cudnnDestroyTensorDescriptor");
-  bind(api.cudnnCreateFilterDescriptor, "cudnnCreateFilterDescriptor");
-  bind(api.cudnnSetFilter4dDescriptor, "cudnnSetFilter4dDescriptor");
-  bind(api.cudnnDestroyFilterDescriptor, "cudnnDestroyFilterDescriptor");
-  bind(api.cudnnCreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor");
-  bind(api.cudnnSetConvolution2dDescriptor, "cudnnSetConvolution2dDescriptor");
-  bind(api.cudnnSetConvolutionMathType, "cudnnSetConvolutionMathType");
-  bind(api.cudnnDestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor");
-  bind(api.cudnnCreateActivationDescriptor, "cudnnCreateActivationDescriptor");
-  bind(api.cudnnSetActivationDescriptor, "cudnnSetActivationDescriptor");
-  bind(api.cudnnDestroyActivationDescriptor, "cudnnDestroyActivationDescriptor");
-  bind(api.cudnnCreatePoolingDescriptor, "cudnnCreatePoolingDescriptor");
-  bind(api.cudnnSetPooling2dDescriptor, "cudnnSetPooling2dDescriptor");
-  bind(api.cudnnDestroyPoolingDescriptor, "cudnnDestroyPoolingDescriptor");
-  bind(api.cudnnFindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx");
-  bind(api.cudnnGetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
-  bind(api.cudnnConvolutionForward, "cudnnConvolutionForward");
-  bind(api.cudnnAddTensor, "cudnnAddTensor");
-  bind(api.cudnnActivationForward, "cudnnActivationForward");
-  bind(api.cudnnPoolingForward, "cudnnPoolingForward");
-  bind(api.cudnnSoftmaxForward, "cudnnSoftmaxForward");
-  return bind.missing();
-}
-
-// The symbols are the _v2 entry points that cublas_v2.h maps the plain names to.
-std::string bind_cublas(void* library, Api& api) {
-  Binder bind(library);
-  bind(api.cublasCreate, "cublasCreate_v2");
-  bind(api.cublasDestroy, "cublasDestroy_v2");
-  bind(api.cublasSetStream, "cublasSetStream_v2");
-  bind(api.cublasSetMathMode, "cublasSetMathMode");
-  bind(api.cublasSgemm, "cublasSgemm_v2");
-  return bind.missing();
+// Every member of Api from its library: cuDNN's functions by their names, cuBLAS's by the _v2 entry points
+// that cublas_v2.h maps the plain names to.
+void bind_api(Binder& dnn, Binder& blas, Api& api) {
+  dnn(api.cudnnGetVersion, "cudnnGetVersion");
+  dnn(api.cudnnGetErrorString, "cudnnGetErrorString");
+  dnn(api.cudnnCreate, "cudnnCreate");
+  dnn(api.cudnnDestroy, "cudnnDestroy");
+  dnn(api.cudnnSetStream, "cudnnSetStream");
+  dnn(api.cudnnCreateTensorDescriptor, "cudnnCreateTensorDescriptor");
+  dnn(api.cudnnSetTensor4dDescriptor, "cudnnSetTensor4dDescriptor");
+  dnn(api.cudnnDestroyTensorDescriptor, "cudnnDestroyTensorDescriptor");
+  dnn(api.cudnnCreateFilterDescriptor, "cudnnCreateFilterDescriptor");
+  dnn(api.cudnnSetFilter4dDescriptor, "cudnnSetFilter4dDescriptor");
+  dnn(api.cudnnDestroyFilterDescriptor, "cudnnDestroyFilterDescriptor");
+  dnn(api.cudnnCreateConvolutionDescriptor, "cudnnCreateConvolutionDescriptor");
+  dnn(api.cudnnSetConvolution2dDescriptor, "cudnnSetConvolution2dDescriptor");
+  dnn(api.cudnnSetConvolutionMathType, "cudnnSetConvolutionMathType");
+  dnn(api.cudnnDestroyConvolutionDescriptor, "cudnnDestroyConvolutionDescriptor");
+  dnn(api.cudnnCreateActivationDescriptor, "cudnnCreateActivationDescriptor");
+  dnn(api.cudnnSetActivationDescriptor, "cudnnSetActivationDescriptor");
+  dnn(api.cudnnDestroyActivationDescriptor, "cudnnDestroyActivationDescriptor");
+  dnn(api.cudnnCreatePoolingDescriptor, "cudnnCreatePoolingDescriptor");
+  dnn(api.cudnnSetPooling2dDescriptor, "cudnnSetPooling2dDescriptor");
+  dnn(api.cudnnDestroyPoolingDescriptor, "cudnnDestroyPoolingDescriptor");
+  dnn(api.cudnnFindConvolutionForwardAlgorithmEx, "cudnnFindConvolutionForwardAlgorithmEx");
+  dnn(api.cudnnGetConvolutionForwardWorkspaceSize, "cudnnGetConvolutionForwardWorkspaceSize");
+  dnn(api.cudnnConvolutionForward, "cudnnConvolutionForward");
+  dnn(api.cudnnAddTensor, "cudnnAddTensor");
+  dnn(api.cudnnActivationForward, "cudnnActivationForward");
+  dnn(api.cudnnPoolingForward, "cudnnPoolingForward");
+  dnn(api.cudnnSoftmaxForward, "cudnnSoftmaxForward");
+  blas(api.cublasCreate, "cublasCreate_v2");
+  blas(api.cublasDestroy, "cublasDestroy_v2");
+  blas(api.cublasSetStream, "cublasSetStream_v2");
+  blas(api.cublasSetMathMode, "cublasSetMathMode");
+  blas(api.cublasSgemm, "cublasSgemm_v2");
 }
 
 }  // namespace
@@ -105,9 +99,10 @@ Loaded load(const Libraries& libraries) {
   void* cublas = cudnn ? open_library(libraries.cublas, out.error) : nullptr;
   if (cublas) {
     Api api{};
-    const std::string cudnn_lacks = bind_cudnn(cudnn, api), cublas_lacks = bind_cublas(cublas, api);
-    if (!cudnn_lacks.empty()) out.error = "cannot use " + libraries.cudnn.name + ": it lacks " + cudnn_lacks;
-    else if (!cublas_lacks.empty()) out.error = "cannot use " + libraries.cublas.name + ": it lacks " + cublas_lacks;
+    Binder dnn(cudnn), blas(cublas);
+    bind_api(dnn, blas, api);
+    if (!dnn.missing().empty()) out.error = "cannot use " + libraries.cudnn.name + ": it lacks " + dnn.missing();
+    else if (!blas.missing().empty()) out.error = "cannot use " + libraries.cublas.name + ": it lacks " + blas.missing();
     else out.api = api;
   }
   if (out.api) return out;
