@@ -16,6 +16,9 @@ using simd::splat;
 using simd::store;
 using simd::vmax;
 
+// load<16> for the lambdas below (clang 14 rejects the explicit template argument inside them).
+inline V16 load_v16(const float* p) { return load<16>(p); }
+
 // Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
 constexpr int kImageGroup3 = kImageGroup;
 constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
@@ -269,7 +272,7 @@ template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   constexpr int L = Geometry<S, G>::L;
   output_transform_of<S, G, 1>(
-      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load<16>(m + f * block_stride(L) + e * L + 16 * lv); },
+      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load_v16(m + f * block_stride(L) + e * L + 16 * lv); },
       bias, outs, opad);
 }
 
@@ -284,7 +287,7 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
       [u, v](int f, int lv, int e, V16(&out)[FP]) {
 #pragma GCC unroll 4
         for (int c = 0; c < C; ++c) {
-          const V16 x = load<16>(v + c * block_stride(L) + e * L + 16 * lv);
+          const V16 x = load_v16(v + c * block_stride(L) + e * L + 16 * lv);
           const float* uc = u + (std::size_t(e) * C + c) * F + f;
 #pragma GCC unroll 4
           for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
