@@ -161,7 +161,7 @@ def time_forward(fn, x, batch, device, warmup, repeat):
 
 
 def validate(probs, ref, distinct):
-    """The suite's rule (common/validation.cpp), field for field: image i against reference i % distinct;
+    """The suite's rule (suite/validation.cpp), field for field: image i against reference i % distinct;
     passed only with at least one image compared, every value finite, no top-1 mismatch beyond a near tie
     and every probability within TOLERANCE; a NaN difference counts as infinite."""
     n = probs.shape[0]

@@ -13,11 +13,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/energy.hpp"
-#include "common/system_info.hpp"
-#include "common/thread_stacks.hpp"
+#include "common/nvidia_driver.hpp"
 #include "common/variant_table.hpp"
+#include "suite/energy.hpp"
 #include "suite/runner.hpp"
+#include "suite/system_info.hpp"
+#include "suite/thread_stacks.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

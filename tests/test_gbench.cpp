@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/report.hpp"
 #include "suite/gbench.hpp"
+#include "suite/report.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/atomic_file.hpp"
-#include "common/dataset.hpp"
 #include "common/errors.hpp"
 #include "common/network.hpp"
 #include "common/text.hpp"
+#include "suite/atomic_file.hpp"
+#include "suite/dataset.hpp"
 #include "suite/runner.hpp"
 #include "suite/signals.hpp"
 #include "tests/test_support.hpp"

@@ -20,9 +20,9 @@
 #include <random>
 #include <sstream>
 
-#include "common/build_info.hpp"
-#include "common/reference.hpp"
 #include "common/registry.hpp"
+#include "suite/build_info.hpp"
+#include "suite/reference.hpp"
 
 namespace cnn::test {
 namespace fs = std::filesystem;

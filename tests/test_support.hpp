@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "common/dataset.hpp"
 #include "common/network.hpp"
+#include "suite/dataset.hpp"
 
 namespace cnn::test {
 
