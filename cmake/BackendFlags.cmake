@@ -26,6 +26,11 @@ foreach(i RANGE 0 ${last})
   if(no_command)
     continue()
   endif()
+  # A folder's tests (targets <name>_tests: suite_add_backend_tests, a test program of its own) are compiled
+  # with the test support's flags, not the backend's: the report records the backend's.
+  if(command MATCHES " -o [^ ]*/[^/ ]+_tests\\.dir/")
+    continue()
+  endif()
   separate_arguments(args UNIX_COMMAND "${command}")
   list(POP_FRONT args compiler)
   get_filename_component(compiler "${compiler}" NAME)

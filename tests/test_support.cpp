@@ -76,6 +76,8 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
+nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
+
 CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
 
 Launch within_small_address_space() {
@@ -224,7 +226,7 @@ Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bo
     ::dup2(null, 1);
     ::dup2(err, 2);
     if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
-    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
+    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", kBaseline.c_str(), "--images", images.c_str(), "--repeat", "1",
             "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
     child_fails(127, "cannot execute", SUITE_BINARY);
   }
