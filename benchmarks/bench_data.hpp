@@ -3,8 +3,8 @@
 
 #include <string>
 
-#include "common/dataset.hpp"
 #include "common/network.hpp"
+#include "suite/dataset.hpp"
 
 namespace cnn::bench {
 

@@ -1,6 +1,6 @@
 // The GPU's peaks for the units the suite's variants run on, measured, not taken from a data sheet: FP32
 // FMA (the FP32 CUDA variants, cuDNN, Kokkos, the offload models), TF32 and FP16 tensor-core products
-// (cuda:fused_tf32x3, cuda:fused_fp16x3). Each unit two ways, and its peak is the faster:
+// (the fused tf32x3 and fp16x3 variants). Each unit two ways, and its peak is the faster:
 //   - a loop of independent instructions of the kind the variants issue (FFMA; mma.sync m16n8k8 TF32 and
 //     m16n8k16 FP16 with FP32 accumulators, as the fused_*x3 kernels use them);
 //   - cuBLAS on large square matrices (8192^3), which may use instructions the loop does not (wgmma).

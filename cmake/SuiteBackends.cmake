@@ -10,6 +10,7 @@
 #                                                           variants themselves (common/registry.hpp)
 #   suite_skip_backend(<name> <reason>)                     toolchain missing: fails if WITH_<NAME>=ON,
 #                                                           else `suite --list` says why
+# after suite_add_backend, suite_add_backend_tests(<name> SOURCES ...) adds the folder's own tests.
 # and may set the global property SUITE_NOTE_<name>, which the configure summary shows after "built".
 # suite_generate_registry() then writes registry_generated.cpp: every known backend in order, with its kind,
 # and why one was not built.
@@ -119,6 +120,20 @@ function(suite_add_backend name)
   set_property(GLOBAL APPEND PROPERTY SUITE_BUILT_BACKENDS ${name})
 endfunction()
 
+# Tests of one backend's own behaviour (GoogleTest, with tests/test_support.hpp), compiled in its folder and
+# linked into suite_tests (tests/CMakeLists.txt, SUITE_TEST_OBJECTS), so that no file outside the folder
+# names it. Call it after suite_add_backend: a folder that skipped has no tests.
+function(suite_add_backend_tests name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;LIBRARIES" ${ARGN})
+  if(NOT BUILD_TESTING)
+    return()
+  endif()
+  add_library(${name}_tests OBJECT ${ARG_SOURCES})
+  target_link_libraries(${name}_tests PRIVATE suite_test_support GTest::gtest ${ARG_LIBRARIES})
+  target_compile_options(${name}_tests PRIVATE -Wall -Wextra)
+  set_property(GLOBAL APPEND PROPERTY SUITE_TEST_OBJECTS ${name}_tests)
+endfunction()
+
 # The former names of a backend's variants, from its folder's manifest.json ("renamed": {"old": "new"}, as
 # suite_read_manifest read it), as C++ initialisers; the report tools read the same file
 # (scripts/suitereport/identity.py).
@@ -138,6 +153,25 @@ function(suite_renamed_variants name out_var)
     endforeach()
   endif()
   set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+
+# The baseline every speedup is measured against: the backend whose manifest has "baseline", and that
+# variant. The harness' tests run it where any real run will do (a CPU backend without dependencies, built
+# wherever tests are), so that they name no backend; empty when no manifest has the field.
+function(suite_baseline backend_var variant_var)
+  get_property(known GLOBAL PROPERTY SUITE_KNOWN_BACKENDS)
+  set(backend "")
+  set(variant "")
+  foreach(name IN LISTS known)
+    get_property(text GLOBAL PROPERTY SUITE_MANIFEST_${name})
+    string(JSON value ERROR_VARIABLE err GET "${text}" baseline)
+    if(NOT err AND NOT backend)
+      set(backend ${name})
+      set(variant ${value})
+    endif()
+  endforeach()
+  set(${backend_var} "${backend}" PARENT_SCOPE)
+  set(${variant_var} "${variant}" PARENT_SCOPE)
 endfunction()
 
 function(suite_generate_registry)

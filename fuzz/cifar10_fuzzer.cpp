@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "common/dataset.hpp"
 #include "common/errors.hpp"
+#include "suite/dataset.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   cnn::Dataset d;

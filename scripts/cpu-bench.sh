@@ -37,7 +37,7 @@ for threads in 1 "$all"; do
   run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 --batch "$([ "$threads" = 1 ] && echo "$peer_batch_t1" || echo "$peer_batch_tall")" \
       --output "$out/pytorch-50000-t$threads.json"
 done
-# Kokkos on its OpenMP space beside openmp:image_parallel, in one process (a build against scripts/build-kokkos.sh's
+# Kokkos on its OpenMP space beside openmp:image_parallel, in one process (a build against backends/kokkos/build-kokkos.sh's
 # Kokkos-OpenMP, backends/kokkos/README.md), when that build exists.
 kokkos_omp=${KOKKOS_OMP_BUILD:-build/kokkos-omp}
 if [ -x "$kokkos_omp/bin/suite" ]; then

@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # The suite under mpirun on one machine (README, "Under MPI"), each run's report into <out>:
-#   scripts/mpi-scaling.sh cpu <build> <out>   1, 2, 4, 8, 16 ranks of openmp:winograd with 1 thread each
-#       (split, 50000 images, 10 passes each), then 1 rank x 16 threads; scripts/report --scaling <out>/cpu-*.json
-#   scripts/mpi-scaling.sh gpu <build> <out>   cuda:fused_fp16x3 on 50000 images with 1 rank and with 2 ranks
-#       sharing the one GPU; the two must validate and give the same classes (probabilities within 1e-4)
+#   scripts/mpi-scaling.sh cpu <build> <out> <backend:variant>   1, 2, 4, 8, 16 ranks of a CPU variant with
+#       1 thread each (split, 50000 images, 10 passes each), then 1 rank x all cores;
+#       scripts/report --scaling <out>/cpu-*.json
+#   scripts/mpi-scaling.sh gpu <build> <out> <backend:variant>   a GPU variant on 50000 images with 1 rank and
+#       with 2 ranks sharing the one GPU; the two must validate and give the same classes (probabilities
+#       within 1e-4)
+# The variants README.md ("Under MPI") reports are the fastest of each kind; `scripts/backends --suite
+# <build>/bin/suite --where kind=cpu --variants --scaling` lists the CPU variants the verdict scales.
 # <build>: made here (scripts/verdict-build.sh) and carried over; mpirun is the machine's (OpenMPI 4.1).
 # The ranks take their share of the cores themselves (mpirun --bind-to none); the report names it.
 set -uo pipefail
-kind=${1:?usage: mpi-scaling.sh cpu|gpu <build> <out>}
-build=${2:?usage: mpi-scaling.sh cpu|gpu <build> <out>}
-out=${3:?usage: mpi-scaling.sh cpu|gpu <build> <out>}
+usage="usage: mpi-scaling.sh cpu|gpu <build> <out> <backend:variant>"
+kind=${1:?$usage}
+build=${2:?$usage}
+out=${3:?$usage}
+variant=${4:?$usage}
 mkdir -p "$out"
 suite=$build/bin/suite
 # OpenMPI refuses to start as root unless both are set (containers); harmless for other users.
@@ -34,18 +40,18 @@ if [ "$kind" = cpu ]; then
   cores=$(nproc)
   step "CPU: $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $cores logical cores; $(mpirun --version | head -1)"
   for n in 1 2 4 8 16; do
-    step "$n ranks of openmp:winograd, 1 thread each, split"
-    ranks "$n" --backend openmp:winograd --threads 1 --repeat 10 --output "$out/cpu-ranks$n.json" &&
+    step "$n ranks of $variant, 1 thread each, split"
+    ranks "$n" --backend "$variant" --threads 1 --repeat 10 --output "$out/cpu-ranks$n.json" &&
       summary "$out/cpu-ranks$n.json" || status=1
   done
   step "1 rank x $cores threads"
-  ranks 1 --backend openmp:winograd --threads "$cores" --repeat 10 --output "$out/cpu-1rank-${cores}threads.json" &&
+  ranks 1 --backend "$variant" --threads "$cores" --repeat 10 --output "$out/cpu-1rank-${cores}threads.json" &&
     summary "$out/cpu-1rank-${cores}threads.json" || status=1
 elif [ "$kind" = gpu ]; then
   step "GPU: $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1); $(mpirun --version | head -1)"
   for n in 1 2; do
-    step "$n rank(s) sharing the GPU, cuda:fused_fp16x3, split"
-    ranks "$n" --backend cuda:fused_fp16x3 --repeat 20 --output "$out/gpu-ranks$n.json" --save-probs "$out/gpu-ranks$n.npy" &&
+    step "$n rank(s) sharing the GPU, $variant, split"
+    ranks "$n" --backend "$variant" --repeat 20 --output "$out/gpu-ranks$n.json" --save-probs "$out/gpu-ranks$n.npy" &&
       summary "$out/gpu-ranks$n.json" || status=1
   done
   # The same images through the same kernels: the same classes, probabilities within validation's tolerance
@@ -64,7 +70,7 @@ print(f"2 ranks against 1: {'same' if same else 'OTHER'} classes, max |p2 - p1| 
 sys.exit(0 if same and diff <= 1e-4 else 1)
 PY
 else
-  echo "usage: mpi-scaling.sh cpu|gpu <build> <out>" >&2
+  echo "usage: mpi-scaling.sh cpu|gpu <build> <out> <backend:variant>" >&2
   exit 2
 fi
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The peer: the same network in PyTorch, same weight files, same images, FP32 (TF32 off), timed the way
-the suite times its backends, written in the suite's report schema (backend "pytorch", variants "cpu"
-and "cuda"), so that every table and chart puts it beside our backends.
+the suite times its backends, written in the suite's report schema (backend "pytorch", one variant per
+device: "cpu", "cuda"), so that every table and chart puts it beside our backends.
 
 Timed in its best configuration: on the CPU channels_last, inference_mode, denormals flushed to zero (as our
 CPU kernels do: on Intel cores an FMA on a denormal costs a microcode assist) and a sweep over batch sizes
@@ -161,7 +161,7 @@ def time_forward(fn, x, batch, device, warmup, repeat):
 
 
 def validate(probs, ref, distinct):
-    """The suite's rule (common/validation.cpp), field for field: image i against reference i % distinct;
+    """The suite's rule (suite/validation.cpp), field for field: image i against reference i % distinct;
     passed only with at least one image compared, every value finite, no top-1 mismatch beyond a near tie
     and every probability within TOLERANCE; a NaN difference counts as infinite."""
     n = probs.shape[0]

@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-ci}
 scripts/install-deps.sh
-# The tree of the quick start builds the kokkos backend on Kokkos' OpenMP space (scripts/run-suite.sh).
-[ "$preset" = ci ] && scripts/build-kokkos.sh --quick-start
+# The tree of the quick start: what the manifests ask it to prepare (scripts/run-suite.sh).
+[ "$preset" = ci ] && scripts/quick-start-backends.sh
 tree=build/$([ "$preset" = ci ] && echo default || echo "$preset")
 # A tree an older checkout configured with Makefiles: CMake will not switch it to Ninja in place.
 [ -f "$tree/Makefile" ] && [ ! -f "$tree/build.ninja" ] && rm -rf "$tree/CMakeCache.txt" "$tree/CMakeFiles"

@@ -2,7 +2,7 @@
 # Builds, here, what scripts/verdict-bench.sh runs on each platform of the portability verdict:
 #   scripts/verdict-build.sh cpu [dir]   (default build/verdict-cpu) every CPU model for any AVX-512 x86-64
 #       (-march=x86-64-v4: the same binary on this machine's CPU and the GPU machine's host), Kokkos on its
-#       OpenMP space (scripts/build-kokkos.sh), fma_peak, and the libraries the GPU machine lacks (runlibs/)
+#       OpenMP space (backends/kokkos/build-kokkos.sh), fma_peak, and the libraries the GPU machine lacks (runlibs/)
 #   scripts/verdict-build.sh gpu [dir]   (default build/verdict-gpu) every GPU backend for sm_90 and
 #       gpu_peak; with Kokkos' CUDA space installed, <dir>-kokkos holds Kokkos-CUDA and the backends built
 #       with nvcc (manifest "cuda_build")
@@ -13,7 +13,7 @@ kind=${1:?usage: verdict-build.sh cpu|gpu [dir]}
 kokkos=$PWD/build/kokkos-install
 if [ "$kind" = cpu ]; then
   dir=${2:-build/verdict-cpu}
-  [ -f "$kokkos/openmp/lib/cmake/Kokkos/KokkosConfig.cmake" ] || scripts/build-kokkos.sh
+  [ -f "$kokkos/openmp/lib/cmake/Kokkos/KokkosConfig.cmake" ] || backends/kokkos/build-kokkos.sh
   # The backends of kind cpu and portable (their manifests), the portable ones required.
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v4 -DKokkos_ROOT="$kokkos/openmp" \
     -DSUITE_BACKEND_KINDS="cpu;portable" $(scripts/backends --where kind=portable --cmake-on) \
@@ -33,7 +33,7 @@ else
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 $main_off \
     -DSUITE_BUILD_BENCHMARKS=ON -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$dir" -j2 --target suite gpu_peak
-  scripts/openacc-runtime.sh "$dir"
+  scripts/gcc-offload-runtime.sh "$dir"
   if [ -x "$kokkos/cuda/bin/nvcc_wrapper" ]; then
     with_cuda="--where cuda_build=nvcc,nvcc_wrapper"  # as scripts/gpu-build.sh's second binary
     PATH=/usr/local/cuda/bin:$PATH cmake -S . -B "$dir-kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release \
@@ -41,7 +41,7 @@ else
       -DSUITE_BUILD_BENCHMARKS=OFF -DKokkos_ROOT="$kokkos/cuda" -DCMAKE_CXX_COMPILER="$kokkos/cuda/bin/nvcc_wrapper" >/dev/null
     PATH=/usr/local/cuda/bin:$PATH cmake --build "$dir-kokkos" -j2 --target suite
   else
-    echo "verdict-build: no Kokkos with CUDA in $kokkos/cuda (scripts/build-kokkos.sh builds it): Kokkos-CUDA skipped"
+    echo "verdict-build: no Kokkos with CUDA in $kokkos/cuda (backends/kokkos/build-kokkos.sh builds it): Kokkos-CUDA skipped"
   fi
 fi
 echo "verdict-build: $dir ready"

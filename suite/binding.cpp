@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "common/system_info.hpp"
+#include "suite/system_info.hpp"
 
 namespace cnn {
 namespace {

@@ -4,8 +4,8 @@
 #include <charconv>
 #include <sstream>
 
-#include "common/build_info.hpp"
 #include "common/errors.hpp"
+#include "suite/build_info.hpp"
 
 namespace cnn {
 namespace {

@@ -14,8 +14,8 @@
 #include <map>
 #include <string_view>
 
-#include "common/build_info.hpp"
-#include "common/system_info.hpp"
+#include "suite/build_info.hpp"
+#include "suite/system_info.hpp"
 
 namespace cnn {
 using json = nlohmann::ordered_json;

@@ -22,7 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/report.hpp"
+#include "suite/report.hpp"
 
 namespace cnn {
 

@@ -14,12 +14,12 @@
 
 namespace {
 // OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise: libgomp spins by
-// default, which collapses fine-grained OpenMP (openmp:naive: 11 regions per image) when another process
+// default, which collapses fine-grained OpenMP (the thesis' port: 11 regions per image) when another process
 // holds a core (a 5x slowdown measured on a busy 2-core machine). And OpenMP threads bound one per hardware
 // thread, spread over the cores, unless the user chose a binding: what
 // Kokkos::OpenMP asks for (Kokkos 3.4 warns at start-up when OMP_PROC_BIND is unset and recommends
-// OMP_PROC_BIND=spread OMP_PLACES=threads), and the same for every OpenMP backend, so that the kokkos and
-// openmp rows run alike. libgomp reads its variables in its initialiser, and a setenv in .preinit_array does
+// OMP_PROC_BIND=spread OMP_PLACES=threads), and the same for every OpenMP backend, so that Kokkos' and
+// plain OpenMP's rows run alike. libgomp reads its variables in its initialiser, and a setenv in .preinit_array does
 // not reach it: there glibc's environment is not set up yet (getenv finds nothing) and its start-up then
 // installs the process's original one (measured with OMP_DISPLAY_ENV=verbose: GOMP_SPINCOUNT stayed at
 // 300000 and OMP_PROC_BIND FALSE with a setenv in .preinit_array). So when one of these defaults (the

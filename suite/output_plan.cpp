@@ -11,11 +11,11 @@
 #include <optional>
 #include <string>
 
-#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
-#include "common/system_info.hpp"
 #include "common/text.hpp"
+#include "suite/atomic_file.hpp"
 #include "suite/startup.hpp"
+#include "suite/system_info.hpp"
 
 namespace cnn {
 namespace fs = std::filesystem;

@@ -7,10 +7,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/dataset.hpp"
-#include "common/report.hpp"
 #include "suite/binding.hpp"
 #include "suite/cli.hpp"
+#include "suite/dataset.hpp"
+#include "suite/report.hpp"
 
 namespace cnn {
 

@@ -6,8 +6,8 @@
 #include <csignal>
 #include <cstring>
 
-#include "common/atomic_file.hpp"
 #include "common/errors.hpp"
+#include "suite/atomic_file.hpp"
 
 namespace cnn {
 namespace {

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "common/report.hpp"
+#include "suite/report.hpp"
 
 namespace cnn {
 

@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "common/registry.hpp"
-#include "common/validation.hpp"
+#include "suite/validation.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

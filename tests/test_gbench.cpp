@@ -12,8 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/report.hpp"
 #include "suite/gbench.hpp"
+#include "suite/report.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {
@@ -67,7 +67,7 @@ void expect_same_keys(const json& theirs, const json& ours, const std::string& w
 
 std::vector<RunRecord> sample_runs() {
   RunRecord a;
-  a.backend = "serial";
+  a.backend = "cpu";
   a.variant = "naive";
   a.device = "CPU, 1 thread";
   a.images = 50;
@@ -112,8 +112,8 @@ TEST(Gbench, EachBenchmarkHasEveryKeyOfGoogleBenchmarksOwnWithTheSameType) {
 TEST(Gbench, NamesValuesAndIndicesAreWhatTheToolsRead) {
   const json ours = to_gbench(sample_runs(), this_machine());
   const json& bs = ours["benchmarks"];
-  EXPECT_EQ(bs[0]["name"], "serial:naive/images:50");
-  EXPECT_EQ(bs[1]["name"], "serial:naive/images:200");
+  EXPECT_EQ(bs[0]["name"], "cpu:naive/images:50");
+  EXPECT_EQ(bs[1]["name"], "cpu:naive/images:200");
   EXPECT_EQ(bs[2]["name"], "gpu:fast/images:50");
   EXPECT_EQ(bs[0]["run_name"], bs[0]["name"]);
   // family: backend:variant; instance: image count within it (compare.py sorts by these)
@@ -142,12 +142,12 @@ TEST(Gbench, NamesValuesAndIndicesAreWhatTheToolsRead) {
 
 TEST(Gbench, SuiteBinaryPrintsItOnStdout) {
   TempDir dir;
-  const CliResult r = run_suite({"--backend", "serial:naive", "--images", "3", "--repeat", "1", "--warmup", "0",
+  const CliResult r = run_suite({"--backend", kBaseline, "--images", "3", "--repeat", "1", "--warmup", "0",
                                  "--format", "gbench", "--output", (dir / "r.json").string()});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json out = json::parse(r.out);
   ASSERT_EQ(out["benchmarks"].size(), 1u);
-  EXPECT_EQ(out["benchmarks"][0]["name"], "serial:naive/images:3");
+  EXPECT_EQ(out["benchmarks"][0]["name"], kBaseline + "/images:3");
   EXPECT_EQ(out["benchmarks"][0]["iterations"], 1);
   expect_same_keys(library_json()["context"], out["context"], "suite's context");
 }

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "common/dataset.hpp"
 #include "common/errors.hpp"
 #include "common/network.hpp"
+#include "suite/dataset.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

@@ -13,11 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "common/atomic_file.hpp"
-#include "common/dataset.hpp"
 #include "common/errors.hpp"
 #include "common/network.hpp"
 #include "common/text.hpp"
+#include "suite/atomic_file.hpp"
+#include "suite/dataset.hpp"
 #include "suite/runner.hpp"
 #include "suite/signals.hpp"
 #include "tests/test_support.hpp"
@@ -66,7 +66,7 @@ struct Inputs {
     fs::copy(data_dir() / "convnetjs-cifar10", weights);
   }
   std::vector<std::string> args(std::vector<std::string> more) const {
-    std::vector<std::string> a{"--backend", "serial:register_tiles", "--images", "3", "--repeat", "1", "--warmup", "0",
+    std::vector<std::string> a{"--backend", kBaseline, "--images", "3", "--repeat", "1", "--warmup", "0",
                                "--data",    data.string(), "--weights", weights.string(), "--quiet"};
     a.insert(a.end(), more.begin(), more.end());
     return a;
@@ -327,7 +327,7 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
   fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
   Launch nobody;
   nobody.as_nobody = true;
-  const CliResult c = run_suite({"--backend", "serial:register_tiles", "--images", "1", "--data", (in.dir / "closed").string(),
+  const CliResult c = run_suite({"--backend", kBaseline, "--images", "1", "--data", (in.dir / "closed").string(),
                                  "--weights", in.weights.string(), "--output", "/tmp/never.json"}, nobody);
   EXPECT_EQ(c.exit_code, 3) << c.err;
   EXPECT_NE(c.err.find("closed: cannot read this directory (Permission denied)"), std::string::npos) << c.err;
@@ -428,14 +428,14 @@ TEST(NothingLost, AllCombinesWithNamedBackends) {
   Inputs in;
   const fs::path report = in.dir / "r.json";
   std::vector<std::string> a = in.args({"--output", report.string()});
-  *(std::find(a.begin(), a.end(), "serial:register_tiles")) = "serial:register_tiles,all,serial";
+  *(std::find(a.begin(), a.end(), kBaseline)) = kBaseline + ",all," + kBaselineBackend;
   const Result r = run_in_process(a);
   EXPECT_NE(r.code, 2) << r.err;
   const json j = json::parse(slurp(report));
-  EXPECT_EQ(j["runs"][0]["variant"], "register_tiles") << "the order asked for";
-  int register_tiles = 0;
-  for (const auto& run : j["runs"]) register_tiles += run["backend"] == "serial" && run["variant"] == "register_tiles";
-  EXPECT_EQ(register_tiles, 1) << "each backend:variant once";
+  EXPECT_EQ(j["runs"][0]["variant"], kBaselineVariant) << "the order asked for";
+  int baseline = 0;
+  for (const auto& run : j["runs"]) baseline += run["backend"] == kBaselineBackend && run["variant"] == kBaselineVariant;
+  EXPECT_EQ(baseline, 1) << "each backend:variant once";
 }
 
 // ---- 11: signals
@@ -495,36 +495,8 @@ TEST(NothingLost, AFileSizeLimitIsAWriteErrorThatLeavesNothing) {
   }
 }
 
-// ---- 15: the report records the threads that ran
-
-TEST(NothingLost, ThreadCountsAreWhatRan) {
-  if (!backend_built("openmp")) GTEST_SKIP() << "no OpenMP backend built";
-  TempDir dir;
-  const CliResult r = run_suite_with_env({"--backend", "openmp,serial:register_tiles", "--images", "3", "--repeat", "1",
-                                          "--warmup", "0", "--threads", "8", "--quiet", "--output",
-                                          (dir / "r.json").string()},
-                                         {"OMP_THREAD_LIMIT=1"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const json j = json::parse(slurp(dir / "r.json"));
-  for (const auto& run : j["runs"]) EXPECT_EQ(run["threads"], 1) << run["backend"] << ":" << run["variant"];
-  EXPECT_EQ(j["meta"]["threads"], 1) << "the most any run used";
-  EXPECT_EQ(j["meta"]["threads_requested"], 8);
-}
-
-TEST(NothingLost, ABadKokkosEnvironmentIsRefusedBeforeAnyRun) {
-  if (!backend_built("kokkos")) GTEST_SKIP() << "no Kokkos backend built";
-  TempDir dir;
-  CliResult r = run_suite_with_env({"--backend", "serial:register_tiles,kokkos", "--images", "3", "--quiet", "--output",
-                                    (dir / "r.json").string()},
-                                   {"KOKKOS_NUM_THREADS=abc"});
-  EXPECT_EQ(r.exit_code, 4);
-  EXPECT_EQ(r.err, "suite: error: --backend 'kokkos': cannot run here: KOKKOS_NUM_THREADS='abc' is not a "
-                   "non-negative integer\n");
-  EXPECT_FALSE(fs::exists(dir / "r.json")) << "refused before serial:register_tiles ran";
-  r = run_suite_with_env({"--backend", "all", "--images", "3", "--output", (dir / "r.json").string()},
-                         {"KOKKOS_NUM_THREADS=abc"});
-  EXPECT_NE(r.err.find("suite: note: skipping kokkos: KOKKOS_NUM_THREADS='abc'"), std::string::npos) << r.err;
-}
+// ---- 15: the report records the threads that ran: tested by the backend folders whose variants run
+// threads (suite_add_backend_tests)
 
 }  // namespace
 }  // namespace cnn::test

@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "common/network.hpp"
-#include "common/reference.hpp"
-#include "common/validation.hpp"
+#include "suite/reference.hpp"
+#include "suite/validation.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

@@ -20,9 +20,9 @@
 #include <random>
 #include <sstream>
 
-#include "common/build_info.hpp"
-#include "common/reference.hpp"
 #include "common/registry.hpp"
+#include "suite/build_info.hpp"
+#include "suite/reference.hpp"
 
 namespace cnn::test {
 namespace fs = std::filesystem;
@@ -75,6 +75,8 @@ std::string slurp(const fs::path& p) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+nlohmann::json read_json(const fs::path& p) { return nlohmann::json::parse(slurp(p)); }
 
 CliResult run_suite(const std::vector<std::string>& args) { return run_suite(args, Launch{}); }
 
@@ -224,7 +226,7 @@ Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bo
     ::dup2(null, 1);
     ::dup2(err, 2);
     if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
-    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", "serial:naive", "--images", images.c_str(), "--repeat", "1",
+    ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", kBaseline.c_str(), "--images", images.c_str(), "--repeat", "1",
             "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
     child_fails(127, "cannot execute", SUITE_BINARY);
   }

@@ -7,10 +7,17 @@
 #include <string>
 #include <vector>
 
-#include "common/dataset.hpp"
 #include "common/network.hpp"
+#include "suite/dataset.hpp"
 
 namespace cnn::test {
+
+// The baseline every speedup is measured against, from the manifests (the one with "baseline", read by
+// tests/CMakeLists.txt): a CPU backend without dependencies, built wherever the tests are, so the tests
+// that need a real run run it and name no backend.
+inline const std::string kBaselineBackend = SUITE_BASELINE_BACKEND;
+inline const std::string kBaselineVariant = SUITE_BASELINE_VARIANT;
+inline const std::string kBaseline = kBaselineBackend + ":" + kBaselineVariant;
 
 std::filesystem::path data_dir();                 // the embedded data/ folder
 // The backend folders of the source tree, sorted: every folder under backends/ is a backend (shared code
@@ -59,7 +66,7 @@ inline CliResult run_suite_with_env(const std::vector<std::string>& args, std::v
 // throws std::runtime_error for anything else.
 std::vector<std::string> needed_libraries(const std::filesystem::path& elf);
 
-// How the tests show that a CPU run maps no GPU vendor library: RLIMIT_AS of 256 MiB, where a serial run of
+// How the tests show that a CPU run maps no GPU vendor library: RLIMIT_AS of 256 MiB, where a CPU run of
 // 100 images needs about 75 MiB and a binary linked with cuDNN and cuBLAS cannot start below 743 MiB
 // (libcublasLt alone maps 500 MB; measured on a 2-core EPYC, 2026-11-24). OMP_NUM_THREADS=2 keeps the need
 // the same on every machine: each thread of the FP64 reference's OpenMP loop reserves an 8 MiB stack.
@@ -71,7 +78,7 @@ std::filesystem::path copy_suite_binary(const std::filesystem::path& dir);
 // Empty when Launch::as_nobody can run the suite; else why not (a temporary directory others cannot enter).
 std::string why_nobody_cannot_run_the_suite();
 
-// Starts serial:naive on `images` images (4000 take about 15 s) with its report in a fresh folder, sends
+// Starts the baseline on `images` images (4000 take about 15 s) with its report in a fresh folder, sends
 // `sig` after `after_ms`, and returns how it ended, its stderr, and the files it left beside that.
 struct Interrupted {
   int status;  // as from waitpid
@@ -90,5 +97,6 @@ struct TempDir {
 
 void write_bytes(const std::filesystem::path& file, const std::string& bytes);
 std::string slurp(const std::filesystem::path& file);  // the whole file ("" when it cannot be read)
+nlohmann::json read_json(const std::filesystem::path& file);  // a report; throws when it is not JSON
 
 }  // namespace cnn::test

@@ -1,6 +1,6 @@
 #include "backends/kokkos/kokkos_session.hpp"
 
-#include "common/system_info.hpp"
+#include "common/nvidia_driver.hpp"
 #include "common/text.hpp"
 
 #include <cstdlib>

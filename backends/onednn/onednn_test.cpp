@@ -1,9 +1,9 @@
 // oneDNN-specific paths the every-variant test (tests/test_backends.cpp) does not reach.
 #include <gtest/gtest.h>
 
-#include "backends/onednn/onednn_graph.hpp"
 #include "backends/onednn/onednn_fp32.hpp"
-#include "common/validation.hpp"
+#include "backends/onednn/onednn_graph.hpp"
+#include "suite/validation.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {

@@ -95,7 +95,7 @@ def commit_meta(repo, commit):
     return subject, count
 
 
-# ---- the machine's load, as the suite measures it (common/system_info.cpp)
+# ---- the machine's load, as the suite measures it (suite/system_info.cpp)
 
 
 def _procs_running():

@@ -1,6 +1,7 @@
 """PNG charts of one machine group (matplotlib, Agg backend: no display needed).
 
-Each chart is drawn only where the data has what it shows: speedup needs serial:naive, image scaling
+Each chart is drawn only where the data has what it shows: speedup needs a run of the
+baseline (its manifest's "baseline"), image scaling
 two image counts of one variant, thread scaling two thread counts of one variant. Colours come from
 palette.py: one per backend:variant, the same in bar and line charts.
 """

@@ -6,7 +6,7 @@ step, with their subjects, the ones that change code the backend runs first), th
 and the commits that did not build or run. Below: one chart per platform x backend x image count, its
 variants as lines in their palette colours (the same as the PNG charts), hovering a point shows the
 commit, its subject, the date, the median and the spread of the passes. Select boxes filter by machine
-and backend (also from the URL: #machine=...&backend=openmp).
+and backend (also from the URL: #machine=...&backend=<model>).
 
 Safety: every name comes from reports and is set as text, never markup; the data is embedded as JSON
 with <, >, & written as \\u003c \\u003e \\u0026 (so no string can close the script element or open a

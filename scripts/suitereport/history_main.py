@@ -268,7 +268,7 @@ def main(argv):
                        "backfill resumes where it stopped.\n\nexamples:\n"
                        "  scripts/history backfill HEAD~40..HEAD\n"
                        "  scripts/history backfill $(git rev-list --max-parents=0 HEAD)..HEAD --every 4\n"
-                       "  scripts/history backfill 395da1d 62bff42 --backends serial:winograd")
+                       "  scripts/history backfill 395da1d 62bff42 --backends MODEL:VARIANT")
     b.add_argument("commits", nargs="+", metavar="RANGE|COMMIT",
                    help="A..B (the commits after A up to B, as git reads it) or single commits")
     b.add_argument("--every", type=int, default=1, metavar="N",

@@ -1,4 +1,4 @@
-"""Finding, reading and checking suite reports (schema: common/report.cpp, schema_version 1).
+"""Finding, reading and checking suite reports (schema: suite/report.cpp, schema_version 1).
 
 A report named on the command line must be a valid suite report; in a folder that is scanned, JSON
 files that are no suite report at all (no schema_version, e.g. `suite --format gbench` output) and

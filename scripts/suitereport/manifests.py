@@ -2,7 +2,7 @@
 order and kind, the scripts (scripts/backends) and the report tools read the rest from here.
 
 Fields (README.md, "Adding a backend"): order, kind (cpu, gpu, portable), label, and optionally vendor,
-baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, renamed.
+baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, renamed, quick_start.
 """
 
 import json

@@ -3,7 +3,7 @@ hardware (identity.py), like for like.
 
   PP(a, p, H) = |H| / sum over i in H of 1 / e_i(a, p)   if model a is supported on every i in H
               = 0                                          otherwise
-A model is a backend (`openmp`, `kokkos`, `pytorch`); its entry on a platform is its best validated run
+A model is a backend (a folder under backends/, or the peer `pytorch`); its entry on a platform is its best validated run
 there, of the commit it was measured with last, with the platform's full resources: on a CPU every logical core (a 1-thread run is no CPU entry), on
 a GPU the GPU. An offload model that fell back to the host is on no platform. H is every platform in the
 data unless the user names some. Beside the strict PP (0 where a model is missing on any platform) the

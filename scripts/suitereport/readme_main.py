@@ -19,10 +19,10 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import analysis, cli, load, safe_io, tables
+from . import analysis, cli, load, manifests, safe_io, tables
 
 CHART_TITLES = {"time": "Forward time per backend", "layers": "Per-layer breakdown",
-                "speedup": "Speedup vs serial:naive", "images": "Scaling with image count",
+                "speedup": "Speedup vs {baseline}", "images": "Scaling with image count",
                 "threads": "Scaling with threads"}
 
 HOW_TO = """\
@@ -105,7 +105,7 @@ def build_readme(reports, results_dir, charts_dir, draw_dir=None, pending=None):
 
         def chart(kind):
             if kind in made:
-                lines.extend([f"![{CHART_TITLES[kind]}, {label}]({_link(made[kind], results_dir, charts_dir)})", ""])
+                lines.extend([f"![{CHART_TITLES[kind].format(baseline=':'.join(manifests.baseline()))}, {label}]({_link(made[kind], results_dir, charts_dir)})", ""])
 
         lines.append(tables.to_markdown(tables.runs_table(g), heading="###"))
         chart("time")

@@ -4,13 +4,14 @@ import json
 import sys
 from pathlib import Path
 
-from . import analysis, cli, load, portability, portability_view, scaling, tables
+from . import analysis, cli, load, manifests, portability, portability_view, scaling, tables
 
 
 def main(argv):
     p = cli.Parser(prog="report", description=(
         "Tables from suite reports: per backend:variant and image count the forward time, images/s, "
-        "speedups over serial:naive, cuDNN and PyTorch (same machine, same image count), accuracy and "
+        "speedups over " + ":".join(manifests.baseline()) + ", the vendor peers and PyTorch (same machine, same "
+        "image count), accuracy and "
         "validation; the per-layer breakdown; the phases of device runs."))
     cli.add_report_paths(p)
     p.add_argument("--format", choices=("md", "csv", "latex", "json"), default="md",

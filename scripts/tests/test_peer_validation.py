@@ -1,4 +1,4 @@
-"""The PyTorch peer validates as the suite does (common/validation.cpp): same fields, same rule."""
+"""The PyTorch peer validates as the suite does (suite/validation.cpp): same fields, same rule."""
 import importlib
 import sys
 import types

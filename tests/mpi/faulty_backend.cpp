@@ -7,10 +7,10 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "common/reference.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
+#include "suite/reference.hpp"
 
 namespace cnn::test {
 namespace {

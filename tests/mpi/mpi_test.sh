@@ -2,9 +2,11 @@
 # The suite under mpirun with 2 ranks on the CPU (README, "Under MPI"): split and replicate validate on both
 # ranks and make one report; a rank that reads bad data or fails validation ends the job with that exit
 # code and one line naming the rank. Skipped (77) where the suite was built without MPI or mpirun is absent.
+# The runs are the baseline's (backend:variant, from the manifests: tests/CMakeLists.txt), a CPU run.
 set -uo pipefail
-suite=${1:?usage: mpi_test.sh <suite> <suite_mpi_faulty|none>}
+suite=${1:?usage: mpi_test.sh <suite> <suite_mpi_faulty|none> <baseline backend:variant>}
 faulty=${2:?}
+baseline=${3:?}
 if ! command -v mpirun >/dev/null; then echo "skipped: no mpirun (Debian: openmpi-bin)"; exit 77; fi
 if [ "$faulty" = none ]; then echo "skipped: the suite was built without MPI (Debian: libopenmpi-dev)"; exit 77; fi
 # OpenMPI refuses to start as root unless both are set (containers, CI); harmless for other users.
@@ -18,10 +20,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*"; for f in err*.txt; do [ -f "$f" ] && { echo "--- $f"; cat "$f"; }; done; exit 1; }
 mpi() { mpirun -q -n 2 --oversubscribe "$@"; }
-run_args=(--backend serial:register_tiles --images 1200 --quiet)
+run_args=(--backend "$baseline" --images 1200 --quiet)
 
 # split: 600 images a rank, each validated, one report with both ranks' figures; the .npy in image order;
-# each rank takes its GPU from CUDA_VISIBLE_DEVICES (no CUDA is initialised for serial:register_tiles)
+# each rank takes its GPU from CUDA_VISIBLE_DEVICES (no CUDA is initialised for a CPU run)
 "$suite" "${run_args[@]}" --output solo.json --save-probs solo.npy 2>err-solo.txt || fail "single process"
 mpi -x CUDA_VISIBLE_DEVICES=4,6 "$suite" "${run_args[@]}" --output split.json --save-probs split.npy 2>err-split.txt ||
   fail "split: exit $?"
@@ -94,6 +96,6 @@ expect 1 '^suite: error: rank 1: faulty:rank1_throws: a forward pass failed on t
 [ ! -e throws.json ] || fail "a failed forward pass on rank 1 left a report"
 
 # --mpi-mode outside an MPI job: a usage error
-"$suite" --mpi-mode split --backend serial:register_tiles --images 20 --quiet --output none.json 2>err-usage.txt
+"$suite" --mpi-mode split --backend "$baseline" --images 20 --quiet --output none.json 2>err-usage.txt
 expect 2 '^suite: error: --mpi-mode: only for a suite started by an MPI launcher' err-usage.txt none.json $?
 echo "mpi tests passed"

@@ -4,10 +4,10 @@
 // file names it: what README.md's "Adding a backend" promises.
 #include <algorithm>
 
-#include "common/reference.hpp"
 #include "common/registry.hpp"
 #include "common/timer.hpp"
 #include "common/variant_table.hpp"
+#include "suite/reference.hpp"
 
 namespace cnn::test {
 namespace {

@@ -1,6 +1,6 @@
-// The optimised CPU forward pass of one image, used by serial:register_tiles (one thread) and openmp:image_parallel
-// (threads over images). What it changes against the thesis' loops, and why (figures in
-// backends/openmp/README.md):
+// The optimised CPU forward pass of one image, used by the CPU backends' register-tile steps (on one thread,
+// or with threads over images). What it changes against the thesis' loops, and why (figures in the README of
+// the backend folder that runs it on threads):
 // - planar activations [channel][y][x] with the zero padding stored, so the 5x5 loops have no bounds checks;
 // - weights re-laid once to [channel][ky][kx][filter], so the filters of one tap are contiguous;
 // - register blocking: two output rows x 16 pixels (two SIMD vectors) times 8-10 filters stay in registers

@@ -1,11 +1,11 @@
-// The thesis' serial C loops (a port of ConvNetJS), shared by serial:naive and openmp:naive:
+// The thesis' single-threaded C loops (a port of ConvNetJS), shared by the CPU backends' naive variants:
 // - activations are ConvNetJS volumes, w[((sx * y) + x) * depth + d] (channel fastest);
 // - each conv output sums over the 5x5 window with a bounds check for the zero padding;
 // - one image at a time through the 11 layers, each layer timed and the times summed over the images,
 //   as the thesis reports them.
 // The OpenMP port of the thesis is these loops plus `omp parallel for` over the output maps: the pragmas
-// below take effect only in a translation unit compiled with OpenMP (openmp:naive), so serial:naive and
-// openmp:naive are the same code, one step apart.
+// below take effect only in a translation unit compiled with OpenMP, so the single-threaded port and the
+// OpenMP one are the same code, one step apart.
 #pragma once
 
 #include <algorithm>
@@ -68,7 +68,7 @@ inline void load_image(const std::uint8_t* img, Vol& input) {
         input.set(x, y, c, normalise_pixel<float>(img[(c * kImageSide + y) * kImageSide + x]));
 }
 
-// Output map d of a conv layer: the thesis' loop body, a function so that other ports (stdpar) can run
+// Output map d of a conv layer: the thesis' loop body, a function so that other ports (C++ parallel algorithms) can run
 // the maps with their own parallel construct.
 inline void conv_map(const Vol& V, const ThesisConv& L, Vol& A, int d) {
   const int stride = 1, pad = L.spec.pad;

@@ -1,5 +1,5 @@
-// The CPU forward pass with Winograd F(4x4, 5x5) convolutions (winograd_f4x5.hpp), used by serial:winograd
-// (one thread) and openmp:winograd (threads over groups of images). Image loading and the FC + softmax are
+// The CPU forward pass with Winograd F(4x4, 5x5) convolutions (winograd_f4x5.hpp), used by the CPU
+// backends' winograd variants (on one thread, or with threads over groups of images). Image loading and the FC + softmax are
 // fast_forward's.
 //
 // A Winograd layer runs in three steps over a group of images, all SIMD lanes over (image, tile) pairs:

@@ -50,7 +50,7 @@ class DeviceSession : public Session {
   void* alloc(std::size_t bytes);  // freed with the session
   const float* to_device(const std::vector<float>& host);  // weights: allocated, copied, freed with the session
 
-  std::string label_;  // "cuda:fused", for NVTX
+  std::string label_;  // "backend:variant", for NVTX
   std::size_t batch_;
 
  private:

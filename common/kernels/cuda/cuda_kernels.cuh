@@ -8,7 +8,7 @@
 
 namespace cnn::cuda {
 
-// n pixels to floats, one thread each: the input step of the layer-wise variants and of cudnn.
+// n pixels to floats, one thread each: the input step of the layer-wise variants and of the vendor library's.
 static __global__ void normalise_kernel(const std::uint8_t* in, float* out, std::size_t n) {
   const std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
   if (i < n) out[i] = normalise_pixel_fp32(in[i]);

@@ -1,7 +1,7 @@
 #include "common/kernels/cuda/cuda_support.hpp"
 
 #include "common/errors.hpp"
-#include "common/system_info.hpp"
+#include "common/nvidia_driver.hpp"
 
 namespace cnn::cuda {
 

@@ -1,4 +1,4 @@
-// The host side that the directive-based GPU backends (openacc, omptarget) share: host arrays with a device
+// The host side that the directive-based GPU backends (OpenACC, OpenMP offload) share: host arrays with a device
 // copy (Mirror), the weights, and a Session base class holding the images and probabilities. The two
 // programming models differ here only in the spelling of four data directives, so each backend hands its
 // own in a DataDirectives table (openacc_session.cpp, omptarget_session.cpp) and this code is written once.
@@ -95,9 +95,9 @@ struct Weights {
 };
 
 // upload/download and the device facts, for sessions whose forward() reads images_ and writes probs_.
-// `resident` (openacc:resident/gangs/flat, omptarget:resident/flat): images and probabilities live on the
-// device between calls, so upload/download are the h2d/d2h copies. Otherwise (openacc:naive,
-// omptarget:naive) forward() copies per layer and upload/download only hand over host pointers.
+// `resident` (every variant from resident on): images and probabilities live on the device between calls,
+// so upload/download are the h2d/d2h copies. Otherwise (the naive variants) forward() copies per layer and
+// upload/download only hand over host pointers.
 template <const DataDirectives& D>
 class OffloadSession : public Session {
  public:

@@ -1,9 +1,9 @@
-// The two kinds of session the directive-based backends (openacc, omptarget) run, written once over each
+// The two kinds of session the directive-based backends (OpenACC, OpenMP offload) run, written once over each
 // backend's own compute regions:
 //  - LayerwiseSession: the thesis' layer-by-layer port, 11 layer calls per chunk of images, each timed
-//    (openacc:naive/resident, omptarget:naive/resident);
+//    (the naive and resident variants);
 //  - FusedSession: conv+ReLU+pool three times and FC+softmax, 4 calls per chunk, everything resident
-//    (openacc:gangs/flat, omptarget:flat).
+//    (the fused variants: gangs, flat).
 // `Kernels` is a small object of the backend's that makes the calls with its directives:
 //   layer-wise: conv(in, n, spec, w, b, out) for uint8 pixels and float activations, relu(a, count),
 //               pool(in, n, spec, out), fc(in, n, w, b, out), softmax(a, n): the backend's
@@ -25,7 +25,7 @@ namespace cnn::offload {
 // Preferred images per chunk (--batch overrides): per round of 11 layer calls when every call copies
 // (naive, layers) and when everything is resident (data, resident); for the fused steps, 65536 keeps
 // pool1's output at 1 GiB and 50000 images in one chunk: every OpenMP target region costs GCC 12's
-// libgomp a fixed ~0.75 ms on the H200 (chunk sweep in backends/omptarget/README.md), so fewer, larger
+// libgomp a fixed ~0.75 ms on the H200 (the chunk sweep in the OpenMP offload backend's README), so fewer, larger
 // launches; OpenACC's launches are cheaper, and flat gains a little too.
 inline constexpr std::size_t kCopyingChunk = 1024;
 inline constexpr std::size_t kResidentChunk = 4096;

@@ -68,7 +68,7 @@ template <typename In>
 // For G filters f0..f0+G-1 (weights from wf = filter f0), the max over the 2x2 conv outputs under pooled
 // pixel (py, px), before bias, into best[0..G). Each input value is loaded once per channel into a 6x6
 // register patch and used for 4 outputs x G filters; the G x 4 accumulators stay in registers (all loops
-// unrolled). (omptarget cannot use it: backends/omptarget/omptarget_kernels.cpp says why.)
+// unrolled). (GCC's OpenMP offload cannot use it: that backend's kernels file says why.)
 OFFLOAD_ROUTINE
 template <int G, typename In>
 [[gnu::always_inline]] inline void pooled_conv_group(const In* img, int channels, int side, const float* wf,

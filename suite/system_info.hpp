@@ -24,8 +24,4 @@ struct MachineLoad {
 };
 MachineLoad machine_load();
 
-// Whether NVIDIA's driver library (libcuda.so.1) can be loaded: without it the CUDA runtime says "driver
-// version is insufficient", which misleads on a machine that has no NVIDIA driver at all.
-bool nvidia_driver_present();
-
 }  // namespace cnn

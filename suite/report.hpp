@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "common/backend.hpp"
-#include "common/system_info.hpp"
-#include "common/validation.hpp"
+#include "suite/system_info.hpp"
+#include "suite/validation.hpp"
 
 namespace cnn {
 

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/dataset.hpp"
 #include "common/network.hpp"
+#include "suite/dataset.hpp"
 
 namespace cnn {
 
@@ -20,7 +20,7 @@ std::array<double, kClasses> reference_forward(const Network& net, const std::ui
 
 // Probabilities of the first n images of `data` (n <= data.size()), n x 10, in parallel where OpenMP is on:
 // on `threads` threads (--threads), or OpenMP's default number when 0. Throws UsageError when the
-// address-space limit cannot hold those threads' stacks (common/thread_stacks.hpp).
+// address-space limit cannot hold those threads' stacks (suite/thread_stacks.hpp).
 std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n, int threads = 0);
 
 }  // namespace cnn

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# Puts GCC 12's OpenACC runtime (libgomp and its nvptx plugin, from Debian's libgomp1 and
-# libgomp-plugin-nvptx1) into <build-dir>/openacc-runtime/, to travel with a build to a GPU machine that
+# Puts GCC 12's offload runtime (libgomp and its nvptx plugin, from Debian's libgomp1 and
+# libgomp-plugin-nvptx1), which every backend built with GCC's offloading (manifest "cuda_build":
+# "gcc_offload") runs on, into <build-dir>/offload-runtime/, to travel with a build to a GPU machine that
 # has the NVIDIA driver (libcuda) but not these libraries. There, run with
-#   LD_LIBRARY_PATH=<build-dir>/openacc-runtime <build-dir>/bin/suite --backend openacc
+#   LD_LIBRARY_PATH=<build-dir>/offload-runtime <build-dir>/bin/suite --backend <model>
 # (GOMP_DEBUG=1 shows libgomp loading the plugin and the device it found).
 # Run it where apt-get works (here); it needs no root.
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 <build-dir>" >&2; exit 2; }
-dest="$1/openacc-runtime"
+dest="$1/offload-runtime"
 work=$(mktemp -d)
 chmod 755 "$work"  # apt-get downloads as the _apt user
 trap 'rm -rf "$work"' EXIT
@@ -23,5 +24,5 @@ version=$(dpkg-query -W -f='${Version}' libgomp1 2>/dev/null || true)
 mkdir -p "$dest"
 cp -a "$work"/root/usr/lib/x86_64-linux-gnu/libgomp.so.1* \
       "$work"/root/usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1* "$dest"/
-echo "OpenACC runtime (libgomp ${version:-from the archive}) in $dest:"
+echo "GCC offload runtime (libgomp ${version:-from the archive}) in $dest:"
 ls -1 "$dest"

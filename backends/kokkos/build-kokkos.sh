@@ -3,23 +3,25 @@
 # CUDA space when nvcc is present, into <prefix>/openmp and <prefix>/cuda. The suite takes either with
 # -DKokkos_ROOT=<prefix>/<space> (CUDA: also -DCMAKE_CXX_COMPILER=<prefix>/cuda/bin/nvcc_wrapper); the
 # presets point at build/kokkos-install/openmp.
-# Usage: scripts/build-kokkos.sh [--openmp-only] [prefix]   (default build/kokkos-install; sources go to
+# Usage: backends/kokkos/build-kokkos.sh [--openmp-only] [prefix]   (default build/kokkos-install; sources go to
 #        build/kokkos-src)
-#        scripts/build-kokkos.sh --quick-start   what scripts/run-suite.sh and run-tests.sh call: the OpenMP
-#        space only, the log in build/kokkos-src/quick-start.log, one line on screen; never fails (without
-#        it, the kokkos backend falls back to Debian's Serial Kokkos, and the line says why).
+#        backends/kokkos/build-kokkos.sh --quick-start   the manifest's "quick_start", which
+#        scripts/run-suite.sh and run-tests.sh run: the OpenMP space only, the log in
+#        build/kokkos-src/quick-start.log, one line on screen; never fails (without it, the kokkos backend
+#        falls back to Debian's Serial Kokkos, and the line says why).
 # A space is rebuilt only when this script, the compiler or CMake changed (<prefix>/<space>/.suite-stamp).
 # The Kokkos sources (2 MB) are kept in ${SUITE_CACHE_DIR:-~/.cache/cnn-suite}, outside the clone, so that
 # another clone on the machine (CI) does not download the 166 MB trilinos source package again.
 # Env: KOKKOS_CUDA_ARCH (default HOPPER90; AMPERE80 etc. as Kokkos names them), JOBS (default: all cores).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+self=$root/backends/kokkos/build-kokkos.sh
 
 if [ "${1:-}" = --quick-start ]; then
   mkdir -p "$root/build/kokkos-src"
   log=$root/build/kokkos-src/quick-start.log
   t0=$(date +%s)
-  if "$root/scripts/build-kokkos.sh" --openmp-only >"$log" 2>&1; then
+  if "$self" --openmp-only >"$log" 2>&1; then
     grep -q '^build-kokkos: openmp space up to date' "$log" ||
       echo "kokkos: built Kokkos' OpenMP space into build/kokkos-install/openmp ($(( $(date +%s) - t0 )) s)"
   else
@@ -96,7 +98,7 @@ fi
 build_one() {  # name, compiler, cmake args...
   local name=$1 cxx=$2; shift 2
   local stamp
-  stamp="$(sha256sum "$root/scripts/build-kokkos.sh" | cut -c1-16) $("$cxx" --version 2>&1 | head -1) $(cmake --version | head -1) $*"
+  stamp="$(sha256sum "$self" | cut -c1-16) $("$cxx" --version 2>&1 | head -1) $(cmake --version | head -1) $*"
   if [ -f "$prefix/$name/.suite-stamp" ] && [ "$(cat "$prefix/$name/.suite-stamp")" = "$stamp" ]; then
     echo "build-kokkos: $name space up to date in $prefix/$name"
     return

@@ -1,11 +1,11 @@
-#include "common/report.hpp"
+#include "suite/report.hpp"
 
 #include <algorithm>
 #include <cstdlib>
 
-#include "common/build_info.hpp"
-#include "common/energy.hpp"
-#include "common/system_info.hpp"
+#include "suite/build_info.hpp"
+#include "suite/energy.hpp"
+#include "suite/system_info.hpp"
 
 namespace cnn {
 using json = nlohmann::ordered_json;

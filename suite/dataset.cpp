@@ -1,4 +1,4 @@
-#include "common/dataset.hpp"
+#include "suite/dataset.hpp"
 
 #include <sys/stat.h>
 

@@ -1,9 +1,9 @@
-#include "common/reference.hpp"
+#include "suite/reference.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "common/thread_stacks.hpp"
+#include "suite/thread_stacks.hpp"
 
 namespace cnn {
 namespace {

@@ -1,4 +1,4 @@
-#include "common/thread_stacks.hpp"
+#include "suite/thread_stacks.hpp"
 
 #include <pthread.h>
 #include <sys/resource.h>

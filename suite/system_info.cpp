@@ -1,6 +1,5 @@
-#include "common/system_info.hpp"
+#include "suite/system_info.hpp"
 
-#include <dlfcn.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -80,12 +79,4 @@ void reset_peak_host_memory() {
   std::ofstream("/proc/self/clear_refs") << "5";  // 5: reset the peak RSS to the current RSS
 }
 
-}  // namespace cnn
-
-namespace cnn {
-bool nvidia_driver_present() {
-  void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
-  if (lib) ::dlclose(lib);
-  return lib != nullptr;
-}
 }  // namespace cnn

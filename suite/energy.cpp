@@ -1,4 +1,4 @@
-#include "common/energy.hpp"
+#include "suite/energy.hpp"
 
 #include <dlfcn.h>
 

@@ -1,4 +1,4 @@
-#include "common/atomic_file.hpp"
+#include "suite/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # The evidence for the tensor-core variants (issue 16), run ON the GPU machine from the repository root with
 # a build folder made by scripts/gpu-build.sh and carried over:
-#   scripts/gpu-tensor-bench.sh <build-dir> <out-dir>
+#   backends/cuda/tensor-bench.sh <build-dir> <out-dir>
 # Their tests (the generic every-variant test), one suite run of cuda:fused_persistent, cuda:fused_tf32x3,
 # cuda:fused_fp16x3 and cudnn:fp32 at 1200, 50000 and 1000000 images (<out>/tensor-suite.json),
 # compute-sanitizer memcheck/racecheck, and a full Nsight Compute report of each new kernel at 50000 images
 # (<out>/ncu-<variant>.txt). A failing step is reported and the next one still runs.
 set -uo pipefail
-build=${1:?usage: gpu-tensor-bench.sh <build-dir> <out-dir>}
-out=${2:?usage: gpu-tensor-bench.sh <build-dir> <out-dir>}
+build=${1:?usage: tensor-bench.sh <build-dir> <out-dir>}
+out=${2:?usage: tensor-bench.sh <build-dir> <out-dir>}
 mkdir -p "$out"
 status=0
 step() { echo; echo "=== $*"; }
-source "$(dirname "$0")/gpu-libs.sh"
+source "$(dirname "$0")/../../scripts/gpu-libs.sh"
 suite=$build/bin/suite
 variants="fused_tf32x3 fused_fp16x3"
 

@@ -1,4 +1,4 @@
-#include "common/validation.hpp"
+#include "suite/validation.hpp"
 
 #include <cmath>
 
