@@ -35,6 +35,8 @@ NAMED = {
                             "Nsight check of named variants); its lists come from scripts/backends",
     "scripts/verdict-bench.sh": "Kokkos-CUDA beside the fastest CUDA variant; its lists come from scripts/backends",
     "scripts/gpu-build.sh": "builds Kokkos' CUDA space binary (<build>-kokkos) beside the GPU build",
+    "scripts/suitereport/readme_blocks.py": "the README's generated tables: the committed reports and the "
+                                            "yardsticks (a vendor library, a named variant) each table uses",
     "scripts/verdict-build.sh": "builds Kokkos' CUDA space binary (<dir>-kokkos) beside the verdict's builds",
     "tests/new_backend/backend_names_test.py": "this test: its patterns and checks spell the words they cut out",
 }

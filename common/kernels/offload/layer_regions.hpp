@@ -1,5 +1,5 @@
 // The thesis' layer-by-layer compute regions, one per layer over `n` images, as a table of functions: each
-// directive-based backend (openacc, omptarget) writes them with its own directives in its *_kernels.cpp and
+// directive-based backend (GCC offload: OpenACC, OpenMP target) writes them with its own directives and
 // exports one table, which offload::LayerwiseSession (offload_variants.hpp) calls through. One declaration
 // of the set for both backends; the loops themselves differ only in their directives.
 #pragma once
