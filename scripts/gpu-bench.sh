@@ -3,8 +3,8 @@
 # the development machine and carried over (see README.md, "GPU machine"):
 #   scripts/gpu-bench.sh <build-dir> <out-dir>
 # Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process; the slow
-# layer-wise offload ports in a second run), the
-# PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_persistent and cudnn (when <build>-kokkos is
+# layer-wise offload ports in a second run), the four fastest up to 1000000 images beside the vendor
+# yardsticks (<out>/tensor-suite.json), the PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_persistent and cudnn (when <build>-kokkos is
 # carried, see gpu-build.sh), compute-sanitizer memcheck/racecheck, and Nsight Compute summaries of
 # the fused CUDA variants. Each step says what it runs; a failing step is reported and the next one
 # still runs.
@@ -47,6 +47,21 @@ if [ -x "$build-kokkos/bin/suite" ]; then
   step "Kokkos-CUDA beside the hand-written CUDA and cuDNN, one process ($build-kokkos)"
   "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_persistent,cudnn --images 1200,50000 --repeat 20 \
     --output "$out/kokkos-cuda-suite.json" 2>&1 | tee "$out/kokkos-cuda-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
+fi
+
+# The four fastest variants of that run at 50000 images and the vendor yardsticks, up to a million images:
+# does the time stay linear in the images (a bounded working set, no allocation per pass)?
+fastest=$(python3 - "$out/gpu-suite.json" <<'PY'
+import json, sys
+runs = [r for r in json.load(open(sys.argv[1])).get("runs", []) if r.get("images") == 50000]
+runs.sort(key=lambda r: r["forward_ms"]["median"])
+print(",".join(f"{r['backend']}:{r['variant']}" for r in runs[:4]))
+PY
+) && vendors=$(python3 scripts/backends "${gpu_kinds[@]}" --where vendor=true)
+if [ -n "$fastest" ]; then
+  step "suite: $fastest${vendors:+,$vendors} at 1200, 50000 and 1000000 images"
+  "$suite" --backend "$fastest${vendors:+,$vendors}" --images 1200,50000,1000000 --repeat 10 \
+    --output "$out/tensor-suite.json" 2>&1 | tee "$out/tensor-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
 fi
 
 step "the PyTorch peer (cudnn.benchmark on, TF32 off)"

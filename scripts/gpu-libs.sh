@@ -1,4 +1,4 @@
-# Sourced by the GPU-machine scripts (gpu-bench.sh, a backend's own, e.g. backends/*/tensor-bench.sh) with $build set: puts on
+# Sourced by the GPU-machine scripts (gpu-bench.sh, verdict-bench.sh, ...) with $build set: puts on
 # LD_LIBRARY_PATH the runtime libraries a carried build needs and the GPU machine may lack: GCC's libgomp
 # with its nvptx plugin (scripts/gcc-offload-runtime.sh puts them in <build>/offload-runtime), Google Benchmark
 # (<build>/testlibs), an offload backend's shared library (<build>/lib), and cuDNN/cuBLAS, which the PyTorch installation there ships when the CUDA toolkit

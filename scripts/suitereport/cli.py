@@ -17,10 +17,15 @@ class Parser(argparse.ArgumentParser):
         sys.exit(EXIT_BAD_INPUT)
 
 
-def add_report_paths(parser):
+def report_parser(prog, description):
+    """The parser of a tool over a set of reports: its positional REPORT|FOLDER arguments. `description` may
+    say {baseline}, the manifests' baseline variant."""
+    from . import manifests
+    parser = Parser(prog=prog, description=description.format(baseline=":".join(manifests.baseline())))
     parser.add_argument("paths", nargs="*", metavar="REPORT|FOLDER",
                         help="report files or folders, searched recursively (default: results/, without "
                              "results/local/)")
+    return parser
 
 
 def add_step_options(parser, threshold_help):

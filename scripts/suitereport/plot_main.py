@@ -1,15 +1,13 @@
 """scripts/plot: PNG charts of suite reports, one set per machine group."""
 
-from . import analysis, cli, load, manifests, safe_io
+from . import analysis, cli, load, safe_io
 
 
 def main(argv):
-    p = cli.Parser(prog="plot", description=(
+    p = cli.report_parser("plot", (
         "PNG charts from suite reports, per machine (report set and host): forward time per backend "
-        "(log scale), per-layer stacked shares, speedup over " + ":".join(manifests.baseline()) + ", and scaling "
-        "with image count "
+        "(log scale), per-layer stacked shares, speedup over {baseline}, and scaling with image count "
         "and threads where the data has several."))
-    cli.add_report_paths(p)
     p.add_argument("--out", default=str(load.DEFAULT_RESULTS / "charts"), metavar="DIR",
                    help="folder for the PNG files (default: results/charts/)")
     p.add_argument("--images", type=int, metavar="N",

@@ -4,16 +4,14 @@ import json
 import sys
 from pathlib import Path
 
-from . import analysis, cli, load, manifests, portability, portability_view, scaling, tables
+from . import analysis, cli, load, portability, portability_view, scaling, tables
 
 
 def main(argv):
-    p = cli.Parser(prog="report", description=(
+    p = cli.report_parser("report", (
         "Tables from suite reports: per backend:variant and image count the forward time, images/s, "
-        "speedups over " + ":".join(manifests.baseline()) + ", the vendor peers and PyTorch (same machine, same "
-        "image count), accuracy and "
-        "validation; the per-layer breakdown; the phases of device runs."))
-    cli.add_report_paths(p)
+        "speedups over {baseline}, the vendor peers and PyTorch (same machine, same image count), accuracy "
+        "and validation; the per-layer breakdown; the phases of device runs."))
     p.add_argument("--format", choices=("md", "csv", "latex", "json"), default="md",
                    help="output format (default: md; json: with --portability only)")
     p.add_argument("--table", choices=tables.TABLES + ("all",), default="all",
