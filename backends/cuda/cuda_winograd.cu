@@ -104,7 +104,7 @@ struct Layer {
 // pairs are one pass; conv3 has no registers to spare for a prefetch (168 per thread at 10 warps).
 using Conv1 = Layer<kConv1, 512, 1, 16, 32, false, kRegisters>;
 using Conv2 = Layer<kConv2, 320, 1, 4, 16, false, kRegisters>;
-using Conv3 = Layer<kConv3, 320, 4, 4, 16, true, kDirect>;
+using Conv3 = Layer<kConv3, 320, 4, 4, 16, true, kAsync>;
 
 __constant__ float c_bias1[kConv1.filters];
 __constant__ float c_bias2[kConv2.filters];
@@ -484,7 +484,7 @@ class CudaWinogradSession final : public DeviceSession {
   std::array<Lane, kLanes> lanes_{};
 };
 
-const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<Conv1, 1>>,
+const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<Conv1, 2>>,
     {"winograd", "Winograd F(4x4,5x5) on the FP32 units: a persistent kernel per layer, V and M staged in shared "
                  "memory, U in registers; 6.25x fewer multiplies than the direct convolution", false,
      {"fp32_fma", wg::kExecutedFlopPerImage}}};
