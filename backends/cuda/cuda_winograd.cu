@@ -63,11 +63,11 @@ struct Layer {
   // that is an odd multiple of 4, so the 8 lanes of a quarter-warp reading 8 consecutive positions as float4
   // hit 32 different banks.
   static constexpr int kPs = (C + 3) / 4 % 2 == 1 ? (C + 3) / 4 * 4 : (C + 3) / 4 * 4 + 4;
-  // A tile's V, plus one float4 per 4 channels: the input transform's lanes (consecutive channels, then the
-  // next tile) write to different banks.
+  // A tile's V is followed by its channel count rounded up to 4 floats of padding: the input transform's lanes
+  // (consecutive channels, then the next tile) write to different banks.
   static constexpr int kC4 = (C + 3) / 4 * 4;
   static constexpr int kVTile = kE * kPs + kC4;
-  // M[tile][filter][position], rows of 68: the output stage's lanes (consecutive filters) read their rows as
+  // M[filter][tile][position], rows of 68: the output stage's lanes (consecutive tiles) read their rows as
   // float4 in different banks; the element-wise stage's lanes (consecutive positions) write one row.
   static constexpr int kMs = kE + 4;
   static constexpr int kGroups = F / kFg;                     // filter groups
