@@ -1,0 +1,494 @@
+// cuda:winograd: the three convolutions as Winograd F(4x4, 5x5) on the FP32 units (the tables and transforms
+// of common/kernels/cpu/winograd_f4x5.hpp: 64 multiplies per 4x4 output tile and channel pair instead of
+// 400), one persistent kernel per layer (one block per SM), FC + softmax in conv3's kernel.
+// Why one kernel per layer and not the whole network in one (cuda:fused_persistent): the transformed
+// weights U = G g GT take 64 floats per (channel, filter) pair, 192 KB for the three layers, and a tile's
+// transformed input V = BT d B is 4x the input it covers (conv2: 4 KB per tile). Per layer, U fits in the
+// registers of the element-wise threads and a round of V and M fits one SM's shared memory; the three layers'
+// working sets together do not. The pooled outputs of conv1 and conv2 go through device memory (21 KB per
+// image), in chunks of 16384 images.
+// Per round of images a block: loads its input into padded planes; transforms every (tile, channel) window
+// into V[tile][position][channel]; then per chunk of tiles the element-wise stage, a thread per (Winograd
+// position, filter group, tile subset) with its U[position][channel][filters] in registers (loaded once per
+// kernel): M[filter][tile][position] = sum over channels of V * U; and the output stage, a thread per
+// (tile, filter): Y = AT M A, 2x2 max pool, bias, ReLU.
+#include <cuda_runtime.h>
+
+#include <array>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cuda/cuda_fused_parts.cuh"
+#include "common/kernels/cpu/winograd_f4x5.hpp"
+#include "common/kernels/cuda/cuda_device_session.hpp"
+#include "common/kernels/cuda/cuda_kernels.cuh"
+#include "common/registry.hpp"
+
+namespace cnn::cuda {
+namespace {
+
+namespace wg = cnn::winograd;
+
+constexpr int kE = wg::kElems;  // Winograd positions of a tile
+
+// How a round's input reaches the padded planes: loaded one round ahead into registers (kRegisters), copied
+// asynchronously one round ahead into the planes once they are free (kAsync), or loaded at the round's start
+// (kDirect).
+enum InputMode { kRegisters, kAsync, kDirect };
+
+// A round's input as the words a thread loads: conv1 reads 4 uint8 pixels per 32-bit word, conv2 and conv3
+// read float4s of the previous kernel's pooled output.
+template <int kLayer, int kThreads, int kImages, int C, int IS>
+struct InputWords {
+  using Word = std::conditional_t<kLayer == 1, std::uint32_t, float4>;
+  static constexpr int kPerImage = kLayer == 1 ? kImageBytes / 4 : C * IS * IS / 4;
+  static constexpr int kPerThread = (kImages * kPerImage + kThreads - 1) / kThreads;
+};
+
+// One layer's shapes and shared-memory layout. kImages: images per round; kFg: filters per element-wise
+// thread; kChunk: tiles per element-wise chunk (M holds one chunk).
+template <const ConvSpec& L, int kBlockThreads, int kImagesPerRound, int kFiltersPerThread, int kTilesPerChunk,
+          bool kPooledHere, InputMode kInputMode>
+struct Layer {
+  static constexpr InputMode kInput = kInputMode;
+  // Element-wise tiles per thread unrolled by (the next tile's V loads issued during this one's FMAs).
+  static constexpr int kEwUnroll = 2;
+  static constexpr int kThreads = kBlockThreads, kImages = kImagesPerRound, kFg = kFiltersPerThread;
+  static constexpr int kChunk = kTilesPerChunk;
+  static constexpr int C = L.in_channels, F = L.filters, P = L.padded_side(), IS = L.in_side;
+  static constexpr int TS = L.out_side() / wg::kOut, T = TS * TS;  // tiles per image: side, count
+  static constexpr int kTiles = kImages * T;
+  static constexpr int kPooled = L.pooled_side();
+  // V[tile][position][channel], a position's channels padded to kPs floats: a multiple of 4 (float4 loads)
+  // that is an odd multiple of 4, so the 8 lanes of a quarter-warp reading 8 consecutive positions as float4
+  // hit 32 different banks.
+  static constexpr int kPs = (C + 3) / 4 % 2 == 1 ? (C + 3) / 4 * 4 : (C + 3) / 4 * 4 + 4;
+  // A tile's V is followed by its channel count rounded up to 4 floats of padding: the input transform's lanes
+  // (consecutive channels, then the next tile) write to different banks.
+  static constexpr int kC4 = (C + 3) / 4 * 4;
+  static constexpr int kVTile = kE * kPs + kC4;
+  // M[filter][tile][position], rows of 68: the output stage's lanes (consecutive tiles) read their rows as
+  // float4 in different banks; the element-wise stage's lanes (consecutive positions) write one row.
+  static constexpr int kMs = kE + 4;
+  static constexpr int kGroups = F / kFg;                     // filter groups
+  static constexpr int kSubsets = kThreads / (kE * kGroups);  // tile subsets of a chunk
+  // Shared memory, in floats.
+  // Input planes P x P, kPlane apart: 1 modulo 32, so that the input transform's lanes, consecutive channels
+  // of one or two tiles, read different banks.
+  static constexpr int kPlane = P * P + (33 - P * P % 32) % 32, kIn = kImages * C * kPlane;
+  // Tile order within an image: conv2/conv3's lanes hold 16 or 20 channels of two tiles, which then lie one
+  // tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
+  static constexpr bool kColumnMajor = C >= 16;
+  template <int kLayer>
+  using Input = InputWords<kLayer, kThreads, kImages, C, IS>;
+  __device__ static void tile_at(int tile, int& b, int& ty, int& tx) {
+    b = tile / T;
+    const int k = tile % T;
+    ty = kColumnMajor ? k % TS : k / TS;
+    tx = kColumnMajor ? k / TS : k % TS;
+  }
+  static constexpr int kOffV = (kIn + 3) / 4 * 4, kOffM = kOffV + kTiles * kVTile;
+  static constexpr int kOffPooled = kOffM + kChunk * F * kMs;
+  static constexpr int kPooledFloats = kPooledHere ? kImages * F * kPooled * kPooled : 0;  // conv3: for the FC
+  static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
+  static_assert(F % kFg == 0 && kThreads % (kE * kGroups) == 0 && kChunk % kSubsets == 0, "even work split");
+  static_assert(kTiles % kChunk == 0, "whole chunks");
+  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0, "bank spreads, float4 rows");
+  static_assert(kFg % 4 == 0, "U loaded as float4");
+  static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
+  static_assert(L.kernel == kKernel && L.pad == 2 && L.out_side() % wg::kOut == 0, "5x5, pad 2, whole tiles");
+};
+
+// Threads, images per round, filters per element-wise thread, tiles per chunk, pooled output kept in shared
+// memory, how the input arrives. conv2/conv3: 320 threads, so that the output stage's 16 x 20 (tile, filter)
+// pairs are one pass; conv3 has no registers to spare for a prefetch (168 per thread at 10 warps).
+using Conv1 = Layer<kConv1, 512, 1, 16, 32, false, kRegisters>;
+using Conv2 = Layer<kConv2, 320, 1, 4, 16, false, kRegisters>;
+using Conv3 = Layer<kConv3, 320, 4, 4, 16, true, kAsync>;
+
+__constant__ float c_bias1[kConv1.filters];
+__constant__ float c_bias2[kConv2.filters];
+__constant__ float c_bias3[kConv3.filters];
+
+template <int kLayer>
+__device__ __forceinline__ float bias_of(int f) {
+  if constexpr (kLayer == 1) return c_bias1[f];
+  if constexpr (kLayer == 2) return c_bias2[f];
+  return c_bias3[f];
+}
+
+// V = BT d B of the 8x8 window at src (row stride S): BT on the columns, then on the rows.
+template <int S>
+__device__ __forceinline__ void input_transform(const float* src, float (&v)[kE]) {
+  float x[wg::kIn][wg::kIn];
+#pragma unroll
+  for (int j = 0; j < wg::kIn; ++j) {
+    float col[wg::kIn], r[wg::kIn];
+#pragma unroll
+    for (int i = 0; i < wg::kIn; ++i) col[i] = src[i * S + j];
+    wg::bt_apply(col, r);
+#pragma unroll
+    for (int k = 0; k < wg::kIn; ++k) x[k][j] = r[k];
+  }
+#pragma unroll
+  for (int k = 0; k < wg::kIn; ++k) {
+    float r[wg::kIn];
+    wg::bt_apply(x[k], r);
+#pragma unroll
+    for (int l = 0; l < wg::kIn; ++l) v[k * wg::kIn + l] = r[l];
+  }
+}
+
+// Y = AT M A of one tile's 64 values m (row-major), then the 2x2 max pools of Y: pooled[a][b].
+__device__ __forceinline__ void output_transform_pool(const float (&m)[kE], float (&pooled)[2][2]) {
+  float z[wg::kOut][wg::kIn];
+#pragma unroll
+  for (int j = 0; j < wg::kIn; ++j) {
+    float col[wg::kIn], r[wg::kOut];
+#pragma unroll
+    for (int i = 0; i < wg::kIn; ++i) col[i] = m[i * wg::kIn + j];
+    wg::at_apply(col, r);
+#pragma unroll
+    for (int a = 0; a < wg::kOut; ++a) z[a][j] = r[a];
+  }
+  float y[wg::kOut][wg::kOut];
+#pragma unroll
+  for (int a = 0; a < wg::kOut; ++a) wg::at_apply(z[a], y[a]);
+#pragma unroll
+  for (int a = 0; a < 2; ++a)
+#pragma unroll
+    for (int b = 0; b < 2; ++b)
+      pooled[a][b] = fmaxf(fmaxf(y[2 * a][2 * b], y[2 * a][2 * b + 1]),
+                           fmaxf(y[2 * a + 1][2 * b], y[2 * a + 1][2 * b + 1]));
+}
+
+// Images [first, first + kImages) (those below count) into this thread's words.
+template <int kLayer, class Lay, class Word, int N>
+__device__ __forceinline__ void fetch_input(const void* input, int first, int count, Word (&w)[N]) {
+  using In = typename Lay::template Input<kLayer>;
+  const int n = min(Lay::kImages, count - first) * In::kPerImage;
+  const Word* src = static_cast<const Word*>(input) + std::size_t(first) * In::kPerImage;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int i = threadIdx.x + k * Lay::kThreads;
+    if (i < n) {
+      if constexpr (kLayer == 1)
+        w[k] = __ldg(src + i);
+      else
+        w[k] = __ldcg(src + i);  // written by the previous kernel: from L2, never a stale L1 line
+    }
+  }
+}
+
+// The words of fetch_input into the interiors of the padded planes.
+template <int kLayer, class Lay, class Word, int N>
+__device__ __forceinline__ void store_input(const Word (&w)[N], int valid, float* in) {
+  using In = typename Lay::template Input<kLayer>;
+  constexpr int P = Lay::P, C = Lay::C, IS = Lay::IS;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int i = threadIdx.x + k * Lay::kThreads;
+    if (i >= valid * In::kPerImage) break;
+    const int q = 4 * i, bc = q / (IS * IS), y = q / IS % IS, x = q % IS;  // (image, channel), row, column
+    float* dst = in + bc * Lay::kPlane + (y + 2) * P + x + 2;
+    if constexpr (kLayer == 1) {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) dst[j] = normalise_pixel_fp32(std::uint8_t(w[k] >> (8 * j)));
+    } else {
+      dst[0] = w[k].x, dst[1] = w[k].y, dst[2] = w[k].z, dst[3] = w[k].w;
+    }
+    static_assert(C * IS * IS % 4 == 0, "whole words per image");
+  }
+}
+
+// Images [first, first + kImages) (those below count) of conv2's or conv3's input (floats) straight into the
+// interiors of the padded planes with asynchronous 4-byte copies (planes are an odd number of floats apart:
+// wider copies would be misaligned): issued once the planes are free, waited for at the next round's start,
+// they cost no registers.
+template <class Lay>
+__device__ __forceinline__ void copy_input_async(const float* __restrict__ input, int first, int count, float* in) {
+  constexpr int P = Lay::P, IS = Lay::IS, kFloats = Lay::C * IS * IS;  // per image
+  const int n = min(Lay::kImages, count - first) * kFloats;
+  const float* src = input + std::size_t(first) * kFloats;
+  for (int q = threadIdx.x; q < n; q += Lay::kThreads) {
+    const int bc = q / (IS * IS), y = q / IS % IS, x = q % IS;  // (image, channel), row, column
+    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(in + bc * Lay::kPlane + (y + 2) * P + x + 2));
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src + q) : "memory");
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+__device__ __forceinline__ void wait_async_copies() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
+
+// One layer over `count` images. kLayer 1: uint8 images in, conv2's input (pooled [n][16][16][16]) out;
+// 2: that in, conv3's input ([n][20][8][8]) out; 3: that in, FC + softmax, probabilities out.
+// u: U[position][channel][filter] (host-transformed, FP32).
+template <int kLayer, class Lay>
+__global__ void __launch_bounds__(Lay::kThreads, 1)
+    winograd_layer_kernel(const void* __restrict__ input, const float* __restrict__ u, float* __restrict__ output,
+                          const float* __restrict__ wfc, const float* __restrict__ bfc, int count) {
+  constexpr int C = Lay::C, F = Lay::F, P = Lay::P, T = Lay::T, kFg = Lay::kFg;
+  constexpr int kThreads = Lay::kThreads, kImages = Lay::kImages, kPs = Lay::kPs, kMs = Lay::kMs;
+  constexpr int kChunk = Lay::kChunk, kPooledSide = Lay::kPooled;
+  extern __shared__ __align__(16) float smem[];
+  float* in = smem;
+  float* vbuf = smem + Lay::kOffV;
+  float* mbuf = smem + Lay::kOffM;
+  float* pooled_buf = smem + Lay::kOffPooled;
+  const int t = threadIdx.x;
+
+  // This thread's element-wise role, fixed for the kernel: position p, filter group g, tile subset s, and
+  // its U in registers.
+  const int p = t % kE, g = t / kE % Lay::kGroups, s = t / (kE * Lay::kGroups);
+  float uw[C][kFg];
+#pragma unroll
+  for (int c = 0; c < C; ++c)
+#pragma unroll
+    for (int f = 0; f < kFg; f += 4) {
+      const float4 q = __ldg(reinterpret_cast<const float4*>(u + (p * C + c) * F + g * kFg + f));
+      uw[c][f] = q.x, uw[c][f + 1] = q.y, uw[c][f + 2] = q.z, uw[c][f + 3] = q.w;
+    }
+
+  // The padding of the input planes: only interiors are written below.
+  for (int i = t; i < Lay::kIn; i += kThreads) in[i] = 0.0f;
+  __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors
+  using In = typename Lay::template Input<kLayer>;
+  typename In::Word pending[Lay::kInput == kAsync ? 1 : In::kPerThread];
+  if (blockIdx.x * kImages < count) {
+    if constexpr (Lay::kInput == kRegisters)
+      fetch_input<kLayer, Lay>(input, blockIdx.x * kImages, count, pending);
+    else if constexpr (Lay::kInput == kAsync)
+      copy_input_async<Lay>(static_cast<const float*>(input), blockIdx.x * kImages, count, in);
+  }
+
+  for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
+    const int valid = min(kImages, count - first);
+    __syncthreads();  // the previous round is done with the input planes and V
+
+    // This round's input into the padded planes (see InputMode); with kRegisters the next round's is fetched
+    // now, its latency hidden behind this round's stages.
+    if constexpr (Lay::kInput == kRegisters) {
+      store_input<kLayer, Lay>(pending, valid, in);
+      if (first + gridDim.x * kImages < count)
+        fetch_input<kLayer, Lay>(input, first + gridDim.x * kImages, count, pending);
+    } else if constexpr (Lay::kInput == kAsync) {
+      wait_async_copies();
+    } else {
+      fetch_input<kLayer, Lay>(input, first, count, pending);
+      store_input<kLayer, Lay>(pending, valid, in);
+    }
+    __syncthreads();
+
+    // Input transform: a thread per (tile, channel).
+    for (int i = t; i < valid * T * C; i += kThreads) {
+      const int c = i % C, tile = i / C;
+      int b, ty, tx;
+      Lay::tile_at(tile, b, ty, tx);
+      float v[kE];
+      input_transform<P>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx, v);
+      float* dst = vbuf + tile * Lay::kVTile + c;
+#pragma unroll
+      for (int e = 0; e < kE; ++e) dst[e * kPs] = v[e];
+    }
+
+    for (int chunk = 0; chunk * kChunk < valid * T; ++chunk) {
+      __syncthreads();  // V is complete / the previous chunk's output stage is done with M
+      if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count)  // the planes are free
+        copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, in);
+
+      // Element-wise: M[g kFg + f][tile][p] over this thread's tiles of the chunk.
+#pragma unroll Lay::kEwUnroll
+      for (int k = 0; k < kChunk / Lay::kSubsets; ++k) {  // compile-time trip count: loads hoisted when unrolled
+        const int lt = s + k * Lay::kSubsets;
+        const float* v = vbuf + (chunk * kChunk + lt) * Lay::kVTile + p * kPs;
+        float acc[kFg] = {};
+#pragma unroll
+        for (int c0 = 0; c0 < C; c0 += 4) {
+          const float4 x4 = *reinterpret_cast<const float4*>(v + c0);
+          const float x[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+          for (int j = 0; j < 4; ++j)
+            if (c0 + j < C)
+#pragma unroll
+              for (int f = 0; f < kFg; ++f) acc[f] += x[j] * uw[c0 + j][f];
+        }
+        float* m = mbuf + (g * kFg * kChunk + lt) * kMs + p;
+#pragma unroll
+        for (int f = 0; f < kFg; ++f) m[f * kChunk * kMs] = acc[f];
+      }
+      __syncthreads();
+
+      // Output: a thread per (tile, filter) of the chunk, consecutive lanes on consecutive tiles of one filter,
+      // so that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).
+      for (int i = t; i < kChunk * F; i += kThreads) {
+        const int lt = i % kChunk, f = i / kChunk, tile = chunk * kChunk + lt;
+        if (tile >= valid * T) continue;
+        float m[kE];
+        const float4* src = reinterpret_cast<const float4*>(mbuf + i * kMs);
+#pragma unroll
+        for (int e = 0; e < kE / 4; ++e) {
+          const float4 q = src[e];
+          m[4 * e] = q.x, m[4 * e + 1] = q.y, m[4 * e + 2] = q.z, m[4 * e + 3] = q.w;
+        }
+        float pooled[2][2];
+        output_transform_pool(m, pooled);
+        int b, ty, tx;
+        Lay::tile_at(tile, b, ty, tx);
+        const float bias = bias_of<kLayer>(f);
+#pragma unroll
+        for (int a = 0; a < 2; ++a) {
+          const float2 val = {fmaxf(pooled[a][0] + bias, 0.0f), fmaxf(pooled[a][1] + bias, 0.0f)};
+          const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;
+          if constexpr (kLayer == 3)
+            *reinterpret_cast<float2*>(pooled_buf + b * F * kPooledSide * kPooledSide + at) = val;
+          else
+            *reinterpret_cast<float2*>(output + (std::size_t(first) + b) * F * kPooledSide * kPooledSide + at) = val;
+        }
+      }
+    }
+
+    if constexpr (kLayer == 3) {
+      __syncthreads();
+      const int warp = t / 32, lane = t % 32;
+      if (warp < valid)
+        fc_softmax_warp(pooled_buf + warp * kFc.inputs(), wfc, bfc, output + (std::size_t(first) + warp) * kClasses,
+                        lane);
+    }
+  }
+}
+
+// U = G g GT of every (channel, filter) pair, in FP64 (winograd_f4x5.hpp), as U[position][channel][filter].
+std::vector<float> transformed_weights(const ConvSpec& spec, const std::vector<float>& w) {
+  const int C = spec.in_channels, F = spec.filters;
+  std::vector<float> u(std::size_t(kE) * C * F);
+  for (int f = 0; f < F; ++f)
+    for (int c = 0; c < C; ++c) {
+      double g[kTaps];
+      for (int tap = 0; tap < kTaps; ++tap) g[tap] = w[(std::size_t(f) * C + c) * kTaps + tap];
+      for (int k = 0; k < wg::kIn; ++k)
+        for (int l = 0; l < wg::kIn; ++l)
+          u[(std::size_t(k * wg::kIn + l) * C + c) * F + f] = float(wg::transformed_weight(g, k, l));
+    }
+  return u;
+}
+
+template <int kLayer, class Lay>
+void allow_shared_memory() {
+  check(cudaFuncSetAttribute(winograd_layer_kernel<kLayer, Lay>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             int(Lay::kSharedBytes)),
+        "shared memory size");
+}
+
+// kLanes: a chunk is split over this many side streams, so that one half's kernels fill the SMs that the other
+// half's kernel tails leave idle (each kernel holds whole SMs: one block per SM and most of its shared memory).
+template <class Conv1, int kLanes>
+class CudaWinogradSession final : public DeviceSession {
+ public:
+  // Chunks of 16384 images (350 MB of pooled conv1/conv2 outputs: the L2 does not hold them, the kernels'
+  // own time dominates): fewer kernel tails and U loads. Measured on an H100 at 50000 images: 4.61 ms
+  // against 4.75 ms for 8192 and 4.96 ms for 4096.
+  CudaWinogradSession(const Network& net, const RunConfig& config)
+      : DeviceSession("cuda:winograd", config, 16384) {
+    check(cudaMemcpyToSymbol(c_bias1, net.conv1.bias.data(), sizeof(c_bias1)), "conv1 bias");
+    check(cudaMemcpyToSymbol(c_bias2, net.conv2.bias.data(), sizeof(c_bias2)), "conv2 bias");
+    check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
+    u1_ = to_device(transformed_weights(kConv1, net.conv1.weights));
+    u2_ = to_device(transformed_weights(kConv2, net.conv2.weights));
+    u3_ = to_device(transformed_weights(kConv3, net.conv3.weights));
+    wfc_ = to_device(net.fc.weights);
+    bfc_ = to_device(net.fc.bias);
+    allow_shared_memory<1, Conv1>();
+    allow_shared_memory<2, Conv2>();
+    allow_shared_memory<3, Conv3>();
+    check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
+    // The intermediate activations: one set per slot. end_to_end() runs chunks on several streams at once,
+    // and a chunk's lanes run at once: each part takes the next slot and first waits until the last part that
+    // used it is done.
+    for (Slot& slot : slots_) {
+      slot.act2 = static_cast<float*>(alloc(batch_ * kAct2 * sizeof(float)));
+      slot.act3 = static_cast<float*>(alloc(batch_ * kAct3 * sizeof(float)));
+      check(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreate");
+    }
+    check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate");
+    for (Lane& lane : lanes_) {
+      check(cudaStreamCreateWithFlags(&lane.stream, cudaStreamNonBlocking), "cudaStreamCreate");
+      check(cudaEventCreateWithFlags(&lane.joined, cudaEventDisableTiming), "cudaEventCreate");
+    }
+  }
+  ~CudaWinogradSession() override {
+    for (Lane& lane : lanes_) {
+      cudaStreamSynchronize(lane.stream);
+      cudaEventDestroy(lane.joined);
+      cudaStreamDestroy(lane.stream);
+    }
+    cudaEventDestroy(fork_);
+    for (Slot& slot : slots_) cudaEventDestroy(slot.done);
+  }
+
+ protected:
+  void run(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s, LayerEvents*) override {
+    // Parts of at least one image per SM each, else the chunk runs whole on s.
+    const int parts = n >= std::size_t(kLanes) * std::size_t(sms_) ? kLanes : 1;
+    if (parts > 1) check(cudaEventRecord(fork_, s), "cudaEventRecord");
+    std::size_t begin = 0;
+    for (int k = 0; k < parts; ++k) {
+      const std::size_t end = n * std::size_t(k + 1) / std::size_t(parts);
+      cudaStream_t ls = parts > 1 ? lanes_[k].stream : s;
+      if (parts > 1) check(cudaStreamWaitEvent(ls, fork_, 0), "cudaStreamWaitEvent");
+      run_part(images + begin * kImageBytes, probs + begin * kClasses, end - begin, ls);
+      if (parts > 1) {
+        check(cudaEventRecord(lanes_[k].joined, ls), "cudaEventRecord");
+        check(cudaStreamWaitEvent(s, lanes_[k].joined, 0), "cudaStreamWaitEvent");
+      }
+      begin = end;
+    }
+  }
+
+ private:
+  static constexpr int kSlots = 4;
+  static constexpr std::size_t kAct2 = std::size_t(kConv2.in_channels) * kConv2.in_side * kConv2.in_side;
+  static constexpr std::size_t kAct3 = std::size_t(kConv3.in_channels) * kConv3.in_side * kConv3.in_side;
+  struct Slot {
+    float* act2 = nullptr;  // conv1's pooled output, conv2's input
+    float* act3 = nullptr;  // conv2's pooled output, conv3's input
+    cudaEvent_t done = nullptr;
+  };
+  struct Lane {
+    cudaStream_t stream = nullptr;
+    cudaEvent_t joined = nullptr;
+  };
+  template <class Lay>
+  int blocks(std::size_t n) const {  // one per SM
+    return persistent_blocks(n, Lay::kImages, sms_);
+  }
+
+  // The three kernels on n images, with the next slot's buffers, on stream s.
+  void run_part(const std::uint8_t* images, float* probs, std::size_t n, cudaStream_t s) {
+    Slot& slot = slots_[next_slot_];
+    next_slot_ = (next_slot_ + 1) % kSlots;
+    check(cudaStreamWaitEvent(s, slot.done, 0), "cudaStreamWaitEvent");
+    const int count = int(n);
+    winograd_layer_kernel<1, Conv1><<<blocks<Conv1>(n), Conv1::kThreads, Conv1::kSharedBytes, s>>>(
+        images, u1_, slot.act2, nullptr, nullptr, count);
+    winograd_layer_kernel<2, Conv2><<<blocks<Conv2>(n), Conv2::kThreads, Conv2::kSharedBytes, s>>>(
+        slot.act2, u2_, slot.act3, nullptr, nullptr, count);
+    winograd_layer_kernel<3, Conv3><<<blocks<Conv3>(n), Conv3::kThreads, Conv3::kSharedBytes, s>>>(
+        slot.act3, u3_, probs, wfc_, bfc_, count);
+    check(cudaEventRecord(slot.done, s), "cudaEventRecord");
+  }
+
+  const float *u1_ = nullptr, *u2_ = nullptr, *u3_ = nullptr, *wfc_ = nullptr, *bfc_ = nullptr;
+  int sms_ = 1;
+  std::array<Slot, kSlots> slots_{};
+  int next_slot_ = 0;
+  cudaEvent_t fork_ = nullptr;
+  std::array<Lane, kLanes> lanes_{};
+};
+
+const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<Conv1, 2>>,
+    {"winograd", "Winograd F(4x4,5x5) on the FP32 units: a persistent kernel per layer, V and M staged in shared "
+                 "memory, U in registers; 6.25x fewer multiplies than the direct convolution", false,
+     {"fp32_fma", wg::kExecutedFlopPerImage}}};
+
+}  // namespace
+}  // namespace cnn::cuda
