@@ -42,7 +42,7 @@ BLOCKS = {
     # MPI ranks of openmp:winograd on the 16-core Xeon, and 1 rank x 16 threads.
     "xeon-16core-mpi": Block(("cpu/xeon-16core/mpi",), "scaling"),
     # The verdict over four platforms (README: "The portability verdict").
-    "verdict": Block(("cpu/epyc-2core/verdict", "cpu/xeon-16core", "h100", "h200/verdict"), "portability"),
+    "verdict": Block(("cpu/epyc-2core/verdict", "cpu/xeon-16core", "h100/verdict", "h200/verdict"), "portability"),
 }
 
 _NAME = r"[a-z0-9][a-z0-9-]*"
