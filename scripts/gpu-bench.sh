@@ -37,7 +37,7 @@ slow_backends=$(python3 scripts/backends "${gpu_kinds[@]}" --variants --slow)
 step "suite: $fast_backends at 1200 and 50000 images"
 "$suite" --backend "$fast_backends" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
   2>&1 | tee "$out/gpu-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
-if [ -n "$slow_backends" ]; then
+if [ -n "$slow_backends" ] && [ "${GPU_BENCH_SLOW:-1}" = 1 ]; then  # GPU_BENCH_SLOW=0: skip them
   step "suite: $slow_backends at 1200 and 50000 images (automatic repeat, at most 2 minutes)"
   timeout 120 "$suite" --backend "$slow_backends" --images 1200,50000 --output "$out/gpu-suite-offload-layerwise.json" \
     2>&1 | tee "$out/gpu-suite-offload-layerwise.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
