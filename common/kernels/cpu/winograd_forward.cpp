@@ -287,7 +287,8 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
       [u, v](int f, int lv, int e, V16(&out)[FP]) {
 #pragma GCC unroll 4
         for (int c = 0; c < C; ++c) {
-          const V16 x = load_v16(v + c * block_stride(L) + e * L + 16 * lv);
+          V16 x = load_v16(v + c * block_stride(L) + e * L + 16 * lv);
+          asm("" : "+v"(x));  // one load per V vector: GCC otherwise folds it into each filter's FMA
           const float* uc = u + (std::size_t(e) * C + c) * F + f;
 #pragma GCC unroll 4
           for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
