@@ -104,9 +104,10 @@ inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int 
   }
 }
 
-// Step 1. For each channel and lane vector: gather every lane's 8x8 window d[i * 8 + j] from the padded
-// planes (vector loads and transposes, no scalar moves), then V = BT d B: rows combined first (x = BT d),
-// then columns (V = x B, B = BT transposed). V[c][e][lane]: each channel's transform writes one
+// Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
+// (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
+// transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
+// together spilled), then the columns (V = BT x). V[c][e][lane]: each channel's transform writes one
 // contiguous block.
 template <const ConvSpec& S, int G>
 void input_transform(const float* const (&planes)[G], float* v) {
@@ -114,35 +115,27 @@ void input_transform(const float* const (&planes)[G], float* v) {
   constexpr int C = Ge::C, L = Ge::L;
   for (int c = 0; c < C; ++c)
     for (int lv = 0; lv < Ge::NV; ++lv) {
-      V16 d[kElems];
+      V16 x[kIn][kIn];  // x[i][l] = (d B)[i][l]: each window row transformed as soon as it is gathered
 #pragma GCC unroll 8
-      for (int i = 0; i < kIn; ++i)
+      for (int i = 0; i < kIn; ++i) {
+        V16 row[kIn];
 #pragma GCC unroll 2
         for (int j0 = 0; j0 < kIn; j0 += 4) {
           V16 q[4];
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
-          V16 dj[4];
-          transpose_quads(q, dj);
-#pragma GCC unroll 4
-          for (int j = 0; j < 4; ++j) d[i * kIn + j0 + j] = dj[j];
+          transpose_quads(q, row + j0);
         }
-      V16 x[kIn][kIn];  // x[k][j] = (BT d)[k][j]
-#pragma GCC unroll 8
-      for (int j = 0; j < kIn; ++j) {
-        V16 col[kIn], r[kIn];
-#pragma GCC unroll 8
-        for (int i = 0; i < kIn; ++i) col[i] = d[i * kIn + j];
-        bt_apply(col, r);
-#pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
+        bt_apply(row, x[i]);
       }
 #pragma GCC unroll 8
-      for (int k = 0; k < kIn; ++k) {
-        V16 r[kIn];
-        bt_apply(x[k], r);
+      for (int l = 0; l < kIn; ++l) {
+        V16 col[kIn], r[kIn];
 #pragma GCC unroll 8
-        for (int l = 0; l < kIn; ++l) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[l]);
+        for (int i = 0; i < kIn; ++i) col[i] = x[i][l];
+        bt_apply(col, r);
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[k]);
       }
     }
 }
