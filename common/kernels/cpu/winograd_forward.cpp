@@ -21,7 +21,8 @@ inline V16 load_v16(const float* p) { return load<16>(p); }
 
 // Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
 constexpr int kImageGroup3 = kImageGroup;
-constexpr int kConv1Filters = 2;  // filters per pass of conv1's fused steps 2 + 3
+constexpr int kConv1Filters = 4;  // filters per pass of conv1's fused steps 2 + 3
+constexpr int kConv1Lanes = 1;    // lane vectors per pass of conv1's fused steps 2 + 3
 static_assert(kImageGroup % kImageGroup2 == 0);
 
 // Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
@@ -103,9 +104,10 @@ inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int 
   }
 }
 
-// Step 1. For each channel and lane vector: gather every lane's 8x8 window d[i * 8 + j] from the padded
-// planes (vector loads and transposes, no scalar moves), then V = BT d B: rows combined first (x = BT d),
-// then columns (V = x B, B = BT transposed). V[c][e][lane]: each channel's transform writes one
+// Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
+// (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
+// transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
+// together spilled), then the columns (V = BT x). V[c][e][lane]: each channel's transform writes one
 // contiguous block.
 template <const ConvSpec& S, int G>
 void input_transform(const float* const (&planes)[G], float* v) {
@@ -113,35 +115,27 @@ void input_transform(const float* const (&planes)[G], float* v) {
   constexpr int C = Ge::C, L = Ge::L;
   for (int c = 0; c < C; ++c)
     for (int lv = 0; lv < Ge::NV; ++lv) {
-      V16 d[kElems];
+      V16 x[kIn][kIn];  // x[i][l] = (d B)[i][l]: each window row transformed as soon as it is gathered
 #pragma GCC unroll 8
-      for (int i = 0; i < kIn; ++i)
+      for (int i = 0; i < kIn; ++i) {
+        V16 row[kIn];
 #pragma GCC unroll 2
         for (int j0 = 0; j0 < kIn; j0 += 4) {
           V16 q[4];
 #pragma GCC unroll 4
           for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
-          V16 dj[4];
-          transpose_quads(q, dj);
-#pragma GCC unroll 4
-          for (int j = 0; j < 4; ++j) d[i * kIn + j0 + j] = dj[j];
+          transpose_quads(q, row + j0);
         }
-      V16 x[kIn][kIn];  // x[k][j] = (BT d)[k][j]
-#pragma GCC unroll 8
-      for (int j = 0; j < kIn; ++j) {
-        V16 col[kIn], r[kIn];
-#pragma GCC unroll 8
-        for (int i = 0; i < kIn; ++i) col[i] = d[i * kIn + j];
-        bt_apply(col, r);
-#pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
+        bt_apply(row, x[i]);
       }
 #pragma GCC unroll 8
-      for (int k = 0; k < kIn; ++k) {
-        V16 r[kIn];
-        bt_apply(x[k], r);
+      for (int l = 0; l < kIn; ++l) {
+        V16 col[kIn], r[kIn];
 #pragma GCC unroll 8
-        for (int l = 0; l < kIn; ++l) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[l]);
+        for (int i = 0; i < kIn; ++i) col[i] = x[i][l];
+        bt_apply(col, r);
+#pragma GCC unroll 8
+        for (int k = 0; k < kIn; ++k) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[k]);
       }
     }
 }
@@ -278,22 +272,76 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
 
 // Steps 2 and 3 fused, for few input channels (conv1: 3): each element's sum over channels is computed
 // where the output transform needs it, so M is never stored (stored, it is 4x V and falls out of L1; with
-// so short a sum, storing it cost more than the multiplies). FP filters per pass share each V load.
-template <const ConvSpec& S, int G, int FP>
+// so short a sum, storing it cost more than the multiplies). A pass covers FP filters x LB lane vectors, so
+// that each U broadcast feeds LB FMAs and each V load FP. Its column pass p = AT M is accumulated pair by pair
+// of window rows (at_apply's +-a pairs) as the sums come, so that only 4 accumulators per (filter, lane vector)
+// are live rather than the column's 8 sums; rows 0 and 7 feed their one output row directly.
+template <const ConvSpec& S, int G, int FP, int LB>
 void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad) {
-  constexpr int C = Geometry<S, G>::C, F = Geometry<S, G>::F, L = Geometry<S, G>::L;
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, F = Ge::F, L = Ge::L;
+  static_assert(F % FP == 0 && Ge::NV % LB == 0, "whole blocks");
   const float* u = w.u.data();
-  output_transform_of<S, G, FP>(
-      [u, v](int f, int lv, int e, V16(&out)[FP]) {
+  for (int f = 0; f < F; f += FP)
+    for (int lv = 0; lv < Ge::NV; lv += LB) {
+      V16 p[FP][LB][kOut][kIn];  // p[q][b][i][l] = (AT M)[i][l] of filter f + q, lane vector lv + b
+      for (int l = 0; l < kIn; ++l) {
+        // acc[q][b][i] += a * (sum over channels of U x V at element (k, l))
+        const auto madd = [&](int k, V16(&acc)[FP][LB], bool first) {
+          const int e = k * kIn + l;
 #pragma GCC unroll 4
-        for (int c = 0; c < C; ++c) {
-          const V16 x = load_v16(v + c * block_stride(L) + e * L + 16 * lv);
-          const float* uc = u + (std::size_t(e) * C + c) * F + f;
+          for (int c = 0; c < C; ++c) {
+            V16 x[LB];
 #pragma GCC unroll 4
-          for (int q = 0; q < FP; ++q) out[q] = c == 0 ? splat(uc[q]) * x : out[q] + splat(uc[q]) * x;
+            for (int b = 0; b < LB; ++b) {
+              x[b] = load_v16(v + c * block_stride(L) + e * L + 16 * (lv + b));
+              asm("" : "+v"(x[b]));  // one load per V vector, not one per FMA that uses it
+            }
+            const float* uc = u + (std::size_t(e) * C + c) * F + f;
+#pragma GCC unroll 4
+            for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+              for (int b = 0; b < LB; ++b)
+                acc[q][b] = first && c == 0 ? splat(uc[q]) * x[b] : acc[q][b] + splat(uc[q]) * x[b];
+          }
+        };
+        V16 y[kOut][FP][LB];
+        constexpr float kScale[3][3] = {{1, 1, 1}, {2, 4, 8}, {0.5f, 0.25f, 0.125f}};
+#pragma GCC unroll 3
+        for (int pair = 0; pair < 3; ++pair) {
+          V16 m0[FP][LB], m1[FP][LB];
+          madd(2 * pair + 1, m0, true);
+          madd(2 * pair + 2, m1, true);
+#pragma GCC unroll 4
+          for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+            for (int b = 0; b < LB; ++b) {
+              const V16 sum = m0[q][b] + m1[q][b], diff = m0[q][b] - m1[q][b];
+              if (pair == 0) {
+                y[0][q][b] = sum, y[1][q][b] = diff, y[2][q][b] = sum, y[3][q][b] = diff;
+              } else {
+                y[0][q][b] += sum;
+                y[1][q][b] += kScale[pair][0] * diff;
+                y[2][q][b] += kScale[pair][1] * sum;
+                y[3][q][b] += kScale[pair][2] * diff;
+              }
+            }
         }
-      },
-      w.bias, outs, opad);
+        madd(0, y[0], false);
+        madd(kIn - 1, y[3], false);
+#pragma GCC unroll 4
+        for (int i = 0; i < kOut; ++i)
+#pragma GCC unroll 4
+          for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+            for (int b = 0; b < LB; ++b) p[q][b][i][l] = y[i][q][b];
+      }
+#pragma GCC unroll 4
+      for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+        for (int b = 0; b < LB; ++b)
+          finish_output<S, G>(p[q][b], w.bias[std::size_t(f + q)], outs, opad, f + q, lv + b);
+    }
 }
 
 template <const ConvSpec& S>
@@ -308,7 +356,7 @@ void input1(Scratch& s, int g) {
 }
 void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
   float* out[1] = {s.image[std::size_t(g)].in2.data()};
-  elementwise_output_transform<kConv1, 1, kConv1Filters>(n.conv1, s.v.data(), out, kConv2.pad);
+  elementwise_output_transform<kConv1, 1, kConv1Filters, kConv1Lanes>(n.conv1, s.v.data(), out, kConv2.pad);
 }
 
 // The sub-group first .. first + kImageGroup2 - 1 of conv2's steps.
