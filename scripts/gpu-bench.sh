@@ -91,13 +91,13 @@ if command -v compute-sanitizer >/dev/null; then
   } | tee "$out/compute-sanitizer.txt"
 fi
 
-# The four fastest variants of the 50000-image run (as the million-image step), each kernel named fused*_kernel;
-# <out>/ncu-<variant>.txt.
+# The four fastest variants of the 50000-image run (as the million-image step), <out>/ncu-<variant>.txt: the
+# first launch of a whole-network kernel (fused*_kernel) or, for a Winograd variant, of its first layer's.
 if [ "${GPU_BENCH_NCU:-1}" = 1 ] && [ -n "$fastest" ] && command -v ncu >/dev/null; then  # GPU_BENCH_NCU=0: skip
   for bv in ${fastest//,/ }; do
     v=${bv#*:}
     step "Nsight Compute: $bv at 50000 images"
-    ncu --clock-control none --kernel-name "regex:fused.*_kernel" --launch-count 1 \
+    ncu --clock-control none --kernel-name "regex:(fused|winograd).*_kernel" --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
         --metrics "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_tensor.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
         "$suite" --backend "$bv" --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
