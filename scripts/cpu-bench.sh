@@ -25,25 +25,22 @@ run "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregate
     --benchmark_out="$out/fma_peak.json" --benchmark_out_format=json
 run "$build/bin/layer_bench" --benchmark_min_time=0.2 --benchmark_out="$out/layer_bench.json" --benchmark_out_format=json
 
+# The backends of kind cpu (manifests) this build has, and at 50000 images their fast variants (not "slow"
+# in their manifests) and the vendor libraries' (each one variant).
+cpu=$(scripts/backends --suite "$build/bin/suite" --where kind=cpu)
+cpu_50000=$(scripts/backends --suite "$build/bin/suite" --where kind=cpu --variants --fast)
 # Ours and the peer alternate, so that both see the same machine state.
 for threads in 1 "$all"; do
-  run "$build/bin/suite" --backend serial,openmp,stdpar,onednn --images 1200 --threads "$threads" --repeat 10 --quiet \
+  run "$build/bin/suite" --backend "$cpu" --images 1200 --threads "$threads" --repeat 10 --quiet \
       --output "$out/suite-1200-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 1200 --threads "$threads" --repeat 10 \
       --output "$out/pytorch-1200-t$threads.json"
-  run "$build/bin/suite" --backend serial:register_tiles,serial:winograd,openmp:image_parallel,openmp:winograd,stdpar:image_blocks,onednn \
-      --images 50000 --threads "$threads" --repeat 5 --quiet \
+  run "$build/bin/suite" --backend "$cpu_50000" --images 50000 --threads "$threads" --repeat 5 --quiet \
       --output "$out/suite-50000-t$threads.json"
   run $py scripts/peer_pytorch.py --device cpu --images 50000 --threads "$threads" --repeat 5 --batch "$([ "$threads" = 1 ] && echo "$peer_batch_t1" || echo "$peer_batch_tall")" \
       --output "$out/pytorch-50000-t$threads.json"
 done
-# Kokkos on its OpenMP space beside openmp:image_parallel, in one process (a build against backends/kokkos/build-kokkos.sh's
-# Kokkos-OpenMP, backends/kokkos/README.md), when that build exists.
-kokkos_omp=${KOKKOS_OMP_BUILD:-build/kokkos-omp}
-if [ -x "$kokkos_omp/bin/suite" ]; then
-  run "$kokkos_omp/bin/suite" --backend kokkos --images 1200 --threads "$all" --repeat 3 --quiet \
-      --output "$out/kokkos-openmp-all-1200-t$all.json"
-  run "$kokkos_omp/bin/suite" --backend kokkos:register_tiles,openmp:image_parallel --images 1200,50000 --threads "$all" --repeat 5 \
-      --quiet --output "$out/kokkos-openmp-t$all.json"
-fi
+# What a backend measures beside the others (its manifest's "cpu_bench", scripts/backend-hooks.sh; Kokkos on
+# its OpenMP space beside the OpenMP model, from a build of its own).
+scripts/backend-hooks.sh cpu_bench "$out"
 scripts/report "$out"

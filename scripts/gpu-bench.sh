@@ -4,9 +4,10 @@
 #   scripts/gpu-bench.sh <build-dir> <out-dir>
 # Every GPU backend/variant at 1200 and 50000 images in one suite run (so one binary, one process; the slow
 # layer-wise offload ports in a second run), the four fastest up to 1000000 images beside the vendor
-# yardsticks (<out>/tensor-suite.json), the PyTorch peer in the same session, Kokkos-CUDA beside cuda:fused_persistent and cudnn (when <build>-kokkos is
-# carried, see gpu-build.sh), compute-sanitizer memcheck/racecheck, and Nsight Compute summaries of
-# the fused CUDA variants. Each step says what it runs; a failing step is reported and the next one
+# yardsticks (<out>/tensor-suite.json), the PyTorch peer in the same session, the manifests' "gpu_bench"
+# hooks (Kokkos-CUDA beside hand-written CUDA, from the second binary gpu-build.sh makes), an out-of-memory
+# check and compute-sanitizer memcheck/racecheck of the backends built with nvcc, and Nsight Compute summaries
+# of the four fastest variants. Each step says what it runs; a failing step is reported and the next one
 # still runs.
 set -uo pipefail
 build=${1:?usage: gpu-bench.sh <build-dir> <out-dir>}
@@ -43,11 +44,8 @@ if [ -n "$slow_backends" ] && [ "${GPU_BENCH_SLOW:-1}" = 1 ]; then  # GPU_BENCH_
     2>&1 | tee "$out/gpu-suite-offload-layerwise.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
 fi
 
-if [ -x "$build-kokkos/bin/suite" ]; then
-  step "Kokkos-CUDA beside the hand-written CUDA and cuDNN, one process ($build-kokkos)"
-  "$build-kokkos/bin/suite" --backend kokkos,cuda:fused_persistent,cudnn --images 1200,50000 --repeat 20 \
-    --output "$out/kokkos-cuda-suite.json" 2>&1 | tee "$out/kokkos-cuda-suite.txt" | grep -v '^   [a-z]*[0-9]* ' || status=1
-fi
+# What a backend runs beside the others (its manifest's "gpu_bench", scripts/backend-hooks.sh): its steps.
+scripts/backend-hooks.sh gpu_bench "$build" "$out" || status=1
 
 # The four fastest variants of that run at 50000 images and the vendor yardsticks, up to a million images:
 # does the time stay linear in the images (a bounded working set, no allocation per pass)?
@@ -70,10 +68,15 @@ py=python3
 PYTHONUNBUFFERED=1 $py scripts/peer_pytorch.py --device cuda --images 1200,50000 --repeat 20 \
   --output "$out/pytorch-cuda.json" || status=1
 
+# The backends built with nvcc (manifests' "cuda_build"): the hand-written CUDA and the vendor library; the
+# sanitizers' race check takes the hand-written ones only (no vendor library).
+nvcc_built=(--suite "$suite" --where cuda_build=nvcc)
 # The batch is capped at the run's images, so the run is large: 2 million images in one launch need over
-# 200 GB of layer outputs (6 GB of images on the host).
-step "GPU out of memory: 2000000 images in one batch give one line and exit 1"
-"$suite" --backend cuda:naive --images 2000000 --batch 2000000 --quiet --output /tmp/oom.json
+# 200 GB of layer outputs (6 GB of images on the host). The first variant of the first of them (the naive
+# layer-wise one, whose layer outputs all live at once).
+oom_variant=$(python3 scripts/backends "${nvcc_built[@]}" --variants | cut -d, -f1)
+step "GPU out of memory: $oom_variant, 2000000 images in one batch give one line and exit 1"
+"$suite" --backend "$oom_variant" --images 2000000 --batch 2000000 --quiet --output /tmp/oom.json
 oom=$?
 echo "exit code $oom"
 [ "$oom" = 1 ] || status=1
@@ -81,18 +84,23 @@ echo "exit code $oom"
 if command -v compute-sanitizer >/dev/null; then
   step "compute-sanitizer memcheck and racecheck, 40 images"
   {
-    compute-sanitizer --tool memcheck "$suite" --backend cuda,cudnn --images 40 --quiet --output /tmp/m.json 2>&1 | tail -n 2
-    compute-sanitizer --tool racecheck "$suite" --backend cuda --images 40 --quiet --output /tmp/r.json 2>&1 | tail -n 2
+    compute-sanitizer --tool memcheck "$suite" --backend "$(python3 scripts/backends "${nvcc_built[@]}")" \
+      --images 40 --quiet --output /tmp/m.json 2>&1 | tail -n 2
+    compute-sanitizer --tool racecheck "$suite" --backend "$(python3 scripts/backends "${nvcc_built[@]}" --where '!vendor')" \
+      --images 40 --quiet --output /tmp/r.json 2>&1 | tail -n 2
   } | tee "$out/compute-sanitizer.txt"
 fi
 
-if [ "${GPU_BENCH_NCU:-1}" = 1 ] && command -v ncu >/dev/null; then  # GPU_BENCH_NCU=0: skip the profiles
-  for v in fused fused_persistent fused_tf32x3 fused_fp16x3; do
-    step "Nsight Compute: cuda:$v at 50000 images"
-    ncu --clock-control none --kernel-name "regex:fused.*_kernel" --launch-count 1 \
+# The four fastest variants of the 50000-image run (as the million-image step), <out>/ncu-<variant>.txt: the
+# first launch of a whole-network kernel (fused*_kernel) or, for a Winograd variant, of its first layer's.
+if [ "${GPU_BENCH_NCU:-1}" = 1 ] && [ -n "$fastest" ] && command -v ncu >/dev/null; then  # GPU_BENCH_NCU=0: skip
+  for bv in ${fastest//,/ }; do
+    v=${bv#*:}
+    step "Nsight Compute: $bv at 50000 images"
+    ncu --clock-control none --kernel-name "regex:(fused|winograd).*_kernel" --launch-count 1 \
         --section SpeedOfLight --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis \
         --metrics "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,gpu__time_duration.sum,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,smsp__inst_executed_pipe_tensor.sum,sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active,regex:smsp__average_warps_issue_stalled_.*_per_issue_active\.ratio" \
-        "$suite" --backend cuda:$v --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
+        "$suite" --backend "$bv" --images 50000 --repeat 1 --warmup 0 --quiet --output /tmp/n.json \
         > "$out/ncu-$v.txt" 2>&1
     grep -E "Duration|Throughput|Occupancy|Registers|ffma|Block Limit|Pipe|stalled" "$out/ncu-$v.txt" | awk '$NF != "0"' | head -n 40
   done

@@ -3,11 +3,10 @@
 # GPU backend for sm_90 + PTX and a host ISA any x86-64 GPU server runs (x86-64-v2), plus the runtime
 # libraries that machine lacks: GCC's OpenACC/OpenMP runtime (<build>/offload-runtime) and Google Benchmark
 # (<build>/testlibs, for suite_tests). Kokkos is off there: Kokkos-CUDA needs every C++ file compiled by
-# nvcc_wrapper. When backends/kokkos/build-kokkos.sh has installed Kokkos with CUDA (build/kokkos-install/cuda), a
-# second binary, <build>-kokkos (20 MB), holds Kokkos-CUDA together with the cuda and cudnn backends, so
-# that gpu-bench.sh compares them in one process (OpenACC is left out of it: GCC's offloading and nvcc_wrapper
-# do not mix).
-# Usage: scripts/gpu-build.sh [build-dir]; carry the folder(s) (about 25 + 20 MB) to the GPU machine.
+# nvcc_wrapper. What a backend builds beside it is its manifest's "gpu_build" hook (scripts/backend-hooks.sh),
+# run with <build>: Kokkos' second binary beside it (<build>-<backend>, 20 MB), which holds Kokkos-CUDA together
+# with the backends built with nvcc, so that gpu-bench.sh compares them in one process.
+# Usage: scripts/gpu-build.sh [build-dir]; carry the folder(s) (about 25 MB, + 20 for Kokkos') to the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build/cuda}
@@ -19,15 +18,5 @@ cmake --build "$build" -j2 --target suite suite_tests
 scripts/gcc-offload-runtime.sh "$build"
 mkdir -p "$build/testlibs"
 for lib in $(ldd "$build/tests/suite_tests" | awk '/libbenchmark/ {print $3}'); do cp -L "$lib" "$build/testlibs/"; done
-kokkos=$PWD/build/kokkos-install/cuda
-if [ -x "$kokkos/bin/nvcc_wrapper" ]; then
-  # The backends built with nvcc or nvcc_wrapper (manifest "cuda_build"), each required.
-  with_cuda="--where cuda_build=nvcc,nvcc_wrapper"
-  PATH=/usr/local/cuda/bin:$PATH cmake -S . -B "$build-kokkos" -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 \
-    $(scripts/backends $with_cuda --cmake-off) $(scripts/backends $with_cuda --cmake-on) \
-    -DKokkos_ROOT="$kokkos" -DCMAKE_CXX_COMPILER="$kokkos/bin/nvcc_wrapper" >/dev/null
-  PATH=/usr/local/cuda/bin:$PATH cmake --build "$build-kokkos" -j2 --target suite
-else
-  echo "gpu-build: no Kokkos with CUDA in $kokkos (backends/kokkos/build-kokkos.sh builds it): Kokkos-CUDA skipped"
-fi
+scripts/backend-hooks.sh gpu_build "$build"
 echo "gpu-build: $build ready; on the GPU machine: scripts/gpu-bench.sh $build <out-dir>"

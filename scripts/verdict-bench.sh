@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The portability verdict's runs on one platform, every model that can run there, in one go:
 #   scripts/verdict-bench.sh gpu <build> <out>   ON the GPU machine: the GPU's peaks (benchmarks/gpu_peak.cu),
-#       every fast variant of kind gpu (backends/*/manifest.json) and, from <build>-kokkos, Kokkos-CUDA, at
-#       1200 and 50000 images, then the PyTorch peer (torch.compile, cudnn.benchmark)
+#       every fast variant of kind gpu (backends/*/manifest.json) at 1200 and 50000 images, the manifests'
+#       "verdict_bench" hooks (Kokkos-CUDA from its second binary beside <build>), then the PyTorch peer (torch.compile,
+#       cudnn.benchmark)
 #   scripts/verdict-bench.sh cpu <build> <out>   on a CPU (the GPU machine's host, or this machine): its FMA
 #       peak (fma_peak), every model of kind cpu or portable with every core at 1200 and the fast variants
 #       (not "slow" in their manifests) at 50000, thread scaling 1..all of the manifests' "scaling" variants,
@@ -36,11 +37,8 @@ if [ "$kind" = gpu ]; then
   step "suite: $fast at 1200 and 50000 images"
   "$suite" "${inputs[@]}" --backend "$fast" --images 1200,50000 --repeat 20 --output "$out/gpu-suite.json" \
     2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
-  if [ -x "$build-kokkos/bin/suite" ]; then
-    step "Kokkos-CUDA beside the fastest CUDA variant, one process"
-    "$build-kokkos/bin/suite" "${inputs[@]}" --backend kokkos,cuda:fused_fp16x3 --images 1200,50000 --repeat 20 \
-      --output "$out/kokkos-cuda-suite.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
-  fi
+  # What a backend runs beside the others (its manifest's "verdict_bench", scripts/backend-hooks.sh).
+  scripts/backend-hooks.sh verdict_bench "$build" "$out" || status=1
   step "the PyTorch peer on the GPU"
   PYTHONUNBUFFERED=1 timeout 300 $py scripts/peer_pytorch.py --device cuda --images 1200,50000 --repeat 20 \
     --output "$out/pytorch-cuda.json" 2>&1 | tail -n 4 || status=1

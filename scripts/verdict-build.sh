@@ -1,21 +1,23 @@
 #!/usr/bin/env bash
 # Builds, here, what scripts/verdict-bench.sh runs on each platform of the portability verdict:
 #   scripts/verdict-build.sh cpu [dir]   (default build/verdict-cpu) every CPU model for any AVX-512 x86-64
-#       (-march=x86-64-v4: the same binary on this machine's CPU and the GPU machine's host), Kokkos on its
-#       OpenMP space (backends/kokkos/build-kokkos.sh), fma_peak, and the libraries the GPU machine lacks (runlibs/)
+#       (-march=x86-64-v4: the same binary on this machine's CPU and the GPU machine's host), the portable
+#       models on what their manifests' "cpu_build" hooks prepare (Kokkos: its OpenMP space), fma_peak, and
+#       the libraries the GPU machine lacks (runlibs/)
 #   scripts/verdict-build.sh gpu [dir]   (default build/verdict-gpu) every GPU backend for sm_90 and
-#       gpu_peak; with Kokkos' CUDA space installed, <dir>-kokkos holds Kokkos-CUDA and the backends built
-#       with nvcc (manifest "cuda_build")
+#       gpu_peak, then the manifests' "gpu_build" hooks with <dir> (Kokkos: a second binary beside <dir>,
+#       Kokkos-CUDA and the backends built with nvcc, when its CUDA space is installed), as scripts/gpu-build.sh
 # Carry the folder(s) to the GPU machine; verdict-bench.sh cpu|gpu <dir> <out> runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 kind=${1:?usage: verdict-build.sh cpu|gpu [dir]}
-kokkos=$PWD/build/kokkos-install
 if [ "$kind" = cpu ]; then
   dir=${2:-build/verdict-cpu}
-  [ -f "$kokkos/openmp/lib/cmake/Kokkos/KokkosConfig.cmake" ] || backends/kokkos/build-kokkos.sh
+  # What the backends' "cpu_build" hooks prepare (a toolchain) and the CMake arguments they print.
+  hook_args=$(scripts/backend-hooks.sh cpu_build)
   # The backends of kind cpu and portable (their manifests), the portable ones required.
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v4 -DKokkos_ROOT="$kokkos/openmp" \
+  # shellcheck disable=SC2086  # the flags are words
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v4 $hook_args \
     -DSUITE_BACKEND_KINDS="cpu;portable" $(scripts/backends --where kind=portable --cmake-on) \
     -DSUITE_BUILD_BENCHMARKS=ON -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$dir" -j2 --target suite fma_peak
@@ -28,20 +30,13 @@ if [ "$kind" = cpu ]; then
 else
   dir=${2:-build/verdict-gpu}
   # As scripts/gpu-build.sh: backends whose libraries the GPU machine lacks ("host_libraries") and the one
-  # that needs nvcc_wrapper are left out; the CPU models run from the cpu build.
+  # that needs nvcc_wrapper (its "gpu_build" hook builds it) are left out; the CPU models run from the cpu build.
   main_off=$(scripts/backends --where '!host_libraries' --where '!cuda_build=nvcc_wrapper' --cmake-off)
   cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v2 $main_off \
     -DSUITE_BUILD_BENCHMARKS=ON -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$dir" -j2 --target suite gpu_peak
   scripts/gcc-offload-runtime.sh "$dir"
-  if [ -x "$kokkos/cuda/bin/nvcc_wrapper" ]; then
-    with_cuda="--where cuda_build=nvcc,nvcc_wrapper"  # as scripts/gpu-build.sh's second binary
-    PATH=/usr/local/cuda/bin:$PATH cmake -S . -B "$dir-kokkos" -G Ninja -DCMAKE_BUILD_TYPE=Release \
-      -DSUITE_MARCH=x86-64-v2 $(scripts/backends $with_cuda --cmake-off) $(scripts/backends $with_cuda --cmake-on) -DBUILD_TESTING=OFF \
-      -DSUITE_BUILD_BENCHMARKS=OFF -DKokkos_ROOT="$kokkos/cuda" -DCMAKE_CXX_COMPILER="$kokkos/cuda/bin/nvcc_wrapper" >/dev/null
-    PATH=/usr/local/cuda/bin:$PATH cmake --build "$dir-kokkos" -j2 --target suite
-  else
-    echo "verdict-build: no Kokkos with CUDA in $kokkos/cuda (backends/kokkos/build-kokkos.sh builds it): Kokkos-CUDA skipped"
-  fi
+  # The hooks' binaries beside it (as scripts/gpu-build.sh), without tests and micro-benchmarks.
+  scripts/backend-hooks.sh gpu_build "$dir" -G Ninja -DBUILD_TESTING=OFF -DSUITE_BUILD_BENCHMARKS=OFF
 fi
 echo "verdict-build: $dir ready"

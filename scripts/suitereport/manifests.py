@@ -2,7 +2,8 @@
 order and kind, the scripts (scripts/backends) and the report tools read the rest from here.
 
 Fields (README.md, "Adding a backend"): order, kind (cpu, gpu, portable), label, and optionally vendor,
-baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, renamed, quick_start.
+baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, renamed, quick_start, the hooks cpu_build, gpu_build, gpu_bench,
+verdict_bench, cpu_bench (scripts/backend-hooks.sh), readme_blocks (readme_blocks.py).
 """
 
 import json

@@ -6,8 +6,9 @@ generated from committed reports between marker lines:
     <!-- end generated: NAME -->
 
 BLOCKS below is the one place that says which reports feed which block (paths and globs under the
-results folder, as `scripts/report` would be given them) and which table each block is; the block
-itself repeats its sources in its first line, so that a reader sees where the figures come from.
+results folder, as `scripts/report` would be given them) and which table each block is, with the blocks of
+one backend's own comparisons in its manifest ("readme_blocks", as a Block's fields); the block itself
+repeats its sources in its first line, so that a reader sees where the figures come from.
 Text outside the blocks is kept byte for byte. Every block of BLOCKS must be in the file once, and
 every marker must be well formed and known: anything else is one error line and nothing is written.
 """
@@ -15,7 +16,7 @@ every marker must be well formed and known: anything else is one error line and 
 import re
 from dataclasses import dataclass
 
-from . import analysis, load, portability, scaling, tables
+from . import analysis, load, manifests, portability, scaling, tables
 
 MARKER_TOOL = "scripts/make-results-readme --readme; do not edit"
 
@@ -24,26 +25,32 @@ MARKER_TOOL = "scripts/make-results-readme --readme; do not edit"
 class Block:
     reports: tuple  # paths or globs under the results folder (sorted matches; a folder is scanned)
     table: str  # "matrix": tables.matrix_table of one machine; "portability", "scaling": scripts/report --<it>
-    versus: tuple = ()  # matrix: the speedup columns (a vendor peer's backend, or a backend:variant)
+    versus: tuple = ()  # matrix: the speedup columns (a vendor peer's backend, a backend:variant, or VENDORS)
 
+
+# In a Block's versus: the vendor libraries (manifests' "vendor") that have runs in the block's reports.
+VENDORS = "vendors"
 
 BLOCKS = {
     # The 2-core EPYC: ours and PyTorch alternating, 1200 and 50000 images on 1 and 2 threads.
     "cpu-epyc-2core": Block(("cpu/epyc-2core/suite-*-t*.json", "cpu/epyc-2core/pytorch-*-t*.json"), "matrix",
                             ("pytorch",)),
     # The H200: every GPU backend in one suite run, and the PyTorch peer.
-    "gpu-h200": Block(("h200/gpu-suite.json", "h200/pytorch-cuda.json"), "matrix", ("cudnn", "pytorch")),
+    "gpu-h200": Block(("h200/gpu-suite.json", "h200/pytorch-cuda.json"), "matrix", (VENDORS, "pytorch")),
     # The H200 with a million images (each image count in one run).
-    "gpu-h200-images": Block(("h200/tensor-suite.json",), "matrix", ("cudnn",)),
-    # Kokkos' CUDA space on the H200, in one process with the hand-written CUDA and cuDNN.
-    "gpu-h200-kokkos": Block(("h200/kokkos-cuda-suite.json",), "matrix", ("cuda:fused_persistent", "cudnn")),
+    "gpu-h200-images": Block(("h200/tensor-suite.json",), "matrix", (VENDORS,)),
     # Thread scaling of the Winograd variants on the 16-core Xeon.
     "xeon-16core-threads": Block(("cpu/xeon-16core/threads-*.json",), "matrix"),
-    # MPI ranks of openmp:winograd on the 16-core Xeon, and 1 rank x 16 threads.
+    # MPI ranks of the MPI-built Winograd variant on the 16-core Xeon, and 1 rank x 16 threads.
     "xeon-16core-mpi": Block(("cpu/xeon-16core/mpi",), "scaling"),
     # The verdict over four platforms (README: "The portability verdict").
     "verdict": Block(("cpu/epyc-2core/verdict", "cpu/xeon-16core", "h100/verdict", "h200/verdict"), "portability"),
 }
+
+# The backends' own blocks (manifest "readme_blocks": {"name": {"reports": [...], "table": "matrix",
+# "versus": [...]}}), e.g. one backend measured beside others in a binary of its own.
+BLOCKS.update({name: Block(tuple(b.get("reports", ())), b.get("table", "matrix"), tuple(b.get("versus", ())))
+               for m in manifests.manifests().values() for name, b in (m.get("readme_blocks") or {}).items()})
 
 _NAME = r"[a-z0-9][a-z0-9-]*"
 BEGIN = re.compile(rf"<!-- begin generated: ({_NAME}) \({re.escape(MARKER_TOOL)}\) -->")
@@ -126,6 +133,13 @@ def _sources(block, reports, results_dir):
             f"measured {when}).")
 
 
+def _versus(versus, group):
+    """The speedup columns: VENDORS becomes the vendor libraries with runs in the group (suite order)."""
+    present = {r.backend for r in group.runs}
+    vendors = [n for n, m in manifests.manifests().items() if m.get("vendor") is True and n in present]
+    return tuple(v for item in versus for v in (vendors if item == VENDORS else [item]))
+
+
 def render(name, results_dir):
     """The text between the markers of block `name`, from the reports BLOCKS names."""
     block = BLOCKS[name]
@@ -142,8 +156,9 @@ def render(name, results_dir):
         if len(groups) != 1:
             raise load.ReportError(f"block '{name}': its reports come from {len(groups)} machines "
                                    f"({'; '.join(g.machine.label for g in groups)}), a table takes one")
+        versus = _versus(block.versus, groups[0])
         try:
-            body = tables.to_markdown(tables.matrix_table(groups[0], block.versus), heading=None)
+            body = tables.to_markdown(tables.matrix_table(groups[0], versus), heading=None)
         except load.ReportError as e:
             raise load.ReportError(f"block '{name}': {e}") from None
     return f"{head}\n\n{body}"

@@ -30,14 +30,6 @@ NAMED = {
                                        "names they were measured under",
     "benchmarks/": "layer_bench times the shared CPU kernels under the names of the variants that run them, so "
                    "that its figures sit beside the suite's",
-    "scripts/cpu-bench.sh": "a measurement of named CPU variants' kernels beside the micro-benchmarks",
-    "scripts/gpu-bench.sh": "named GPU comparisons (Kokkos-CUDA beside a CUDA variant, an OOM, sanitizer and "
-                            "Nsight check of named variants); its lists come from scripts/backends",
-    "scripts/verdict-bench.sh": "Kokkos-CUDA beside the fastest CUDA variant; its lists come from scripts/backends",
-    "scripts/gpu-build.sh": "builds Kokkos' CUDA space binary (<build>-kokkos) beside the GPU build",
-    "scripts/suitereport/readme_blocks.py": "the README's generated tables: the committed reports and the "
-                                            "yardsticks (a vendor library, a named variant) each table uses",
-    "scripts/verdict-build.sh": "builds Kokkos' CUDA space binary (<dir>-kokkos) beside the verdict's builds",
     "tests/new_backend/backend_names_test.py": "this test: its patterns and checks spell the words they cut out",
 }
 
@@ -50,6 +42,7 @@ NOT_BACKENDS = [
      "the CUDA language's shared code (common/kernels/cuda/, namespace cnn::cuda), named after the language as "
      "cpu/ and offload/ are after theirs"),
     (r"\"cuda: ", "the prefix of the CUDA runtime's errors (README: exit codes), from the shared CUDA code"),
+    (r"\bbuild/cuda\b", "the GPU build's default folder (scripts/gpu-build.sh), named after the toolkit it needs"),
     (r"\bkokkos-install/(openmp|cuda)\b",
      "Kokkos' install folders, one per execution space (OpenMP, CUDA)"),
     (r"\btorch\.(cuda|version\.cuda|backends\.cuda|backends\.cudnn)\b|\bcudnn\.benchmark\b|--device cuda\b|"
@@ -73,7 +66,7 @@ def allowed(path, table):
 def self_check(names):
     """This test can fail: a name planted beside each word cut out is still found, and the words are cut."""
     samples = ["/usr/local/cuda/bin", "common/kernels/cuda/x.hpp", "namespace cnn::cuda {", "\"cuda: out of",
-               "build/kokkos-install/openmp", "torch.cuda.synchronize()", "--device cuda", "(gpu|cuda|nvidia|h100)"]
+               "build/kokkos-install/openmp", "build/cuda", "torch.cuda.synchronize()", "--device cuda", "(gpu|cuda|nvidia|h100)"]
     for sample in samples:
         if names_in(sample, names):
             return f"a non-backend word is not cut out: {sample!r} -> {names_in(sample, names)}"
