@@ -322,12 +322,6 @@ TEST(CliBinary, ListNamesEveryBackendAndErrorsAreOneLine) {
   EXPECT_NE(help.out.find("exit codes"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // ---- reliability: each row of the README's failure table has a test here or above.
 
 TEST(Failures, OversizedDataFileIsRefusedBeforeReading) {
@@ -394,12 +388,6 @@ TEST(Failures, SigtermMidRunLeavesNoReportAndExits143) {
   expect_clean_interrupt(SIGTERM, 143, "suite: error: terminated by SIGTERM, no report written");
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // A backend that does no arithmetic: it answers 0.1 for every class (so validation fails, exit 5), which
 // isolates the harness' own memory use.
 class UniformSession : public HostSession {
@@ -454,12 +442,6 @@ TEST(Memory, HostPeakStaysWithinTheImagesPlusABoundedWorkingSet) {
   EXPECT_LE(peak, bound) << "host peak " << peak / 1e6 << " MB, bound " << bound / 1e6 << " MB";
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // On a machine without NVIDIA's driver (CI), the CUDA backends (kind gpu without a host fallback, in their
 // manifests) say so, not "driver version is insufficient".
 TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
@@ -475,18 +457,11 @@ TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (!any_cuda) GTEST_SKIP() << "no CUDA backend built";
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // OpenMP threads sleep instead of spinning unless the user says otherwise (suite/main.cpp), and the report
 // says which policy ran.
 TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", kBaseline, "--images", "3", "--quiet",
-                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::string> args = baseline_run(3, dir / "r.json");
   ASSERT_EQ(run_suite(args).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
   Launch active;
@@ -499,8 +474,7 @@ TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
 // the report says which binding ran.
 TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", kBaseline, "--images", "3", "--quiet",
-                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::string> args = baseline_run(3, dir / "r.json");
   ASSERT_EQ(run_suite(args).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "spread");
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
@@ -510,12 +484,6 @@ TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "false");
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
 }
-
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
 
 // Every run says how much energy an image takes, from windows of at least a second of passes with their
 // spread, or why it cannot (RAPL unreadable, no NVML).
@@ -540,18 +508,11 @@ TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
   }
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // Thread counts from the environment obey the limit of --threads: libgomp would start a team of that many
 // at the first parallel region (a team of 100000 crashes inside libgomp), so they are refused before it.
 TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", kBaseline, "--images", "20", "--quiet",
-                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
   const std::vector<std::pair<std::string, std::string>> refused = {
       {"OMP_NUM_THREADS=100000", "OMP_NUM_THREADS='100000': more than 4096 threads (the limit of --threads)"},
       {"OMP_NUM_THREADS=4,5000", "OMP_NUM_THREADS='4,5000': more than 4096 threads"},
@@ -583,8 +544,7 @@ TEST(CliBinary, ThreadStacksBeyondTheAddressSpaceLimitAreRefused) {
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
 #endif
   TempDir dir;
-  const std::vector<std::string> args = {"--backend", kBaseline, "--images", "20", "--quiet",
-                                         "--output", (dir / "r.json").string()};
+  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
   const auto run = [&](std::vector<std::string> env, const std::vector<std::string>& more = {}) {
     Launch how = within_small_address_space();
     how.env = std::move(env);
@@ -622,12 +582,6 @@ TEST(ThreadStacks, SizesAreReadAsLibgompReadsThem) {
     EXPECT_EQ(parse_openmp_stacksize(bad), std::nullopt) << bad;
 }
 
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
-
 // An installed suite (<prefix>/bin/suite) reads only <prefix>/share/cnn-suite/data: with that folder gone it
 // said nothing and read, and recorded, the build tree's data instead.
 TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
@@ -649,12 +603,6 @@ TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(read_json(elsewhere / "r.json")["meta"]["data"][0], (data / "cifar10" / "data_batch_1.bin").string());
 }
-
-}  // namespace
-}  // namespace cnn::test
-
-namespace cnn::test {
-namespace {
 
 // Every probability 0.1, as the reference gives with an all-zero fully connected layer; its end-to-end pass
 // nudges class 1 up by 1e-6: a different top-1 where the reference's classes tie, a near tie in each image.

@@ -96,6 +96,11 @@ struct TempDir {
 };
 
 void write_bytes(const std::filesystem::path& file, const std::string& bytes);
+// The arguments of a quiet baseline run of `images` images whose report goes to `report`.
+inline std::vector<std::string> baseline_run(int images, const std::filesystem::path& report) {
+  return {"--backend", kBaseline, "--images", std::to_string(images), "--quiet", "--output", report.string()};
+}
+
 std::string slurp(const std::filesystem::path& file);  // the whole file ("" when it cannot be read)
 nlohmann::json read_json(const std::filesystem::path& file);  // a report; throws when it is not JSON
 

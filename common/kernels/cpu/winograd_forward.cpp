@@ -104,6 +104,13 @@ inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int 
   }
 }
 
+// Column j of a block of R rows of vectors: out[i] = x[i][j].
+template <int R, int N>
+inline void column_of(const V16 (&x)[R][N], int j, V16 (&out)[R]) {
+#pragma GCC unroll 8
+  for (int i = 0; i < R; ++i) out[i] = x[i][j];
+}
+
 // Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
 // (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
 // transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
@@ -131,8 +138,7 @@ void input_transform(const float* const (&planes)[G], float* v) {
 #pragma GCC unroll 8
       for (int l = 0; l < kIn; ++l) {
         V16 col[kIn], r[kIn];
-#pragma GCC unroll 8
-        for (int i = 0; i < kIn; ++i) col[i] = x[i][l];
+        column_of(x, l, col);
         bt_apply(col, r);
 #pragma GCC unroll 8
         for (int k = 0; k < kIn; ++k) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[k]);
@@ -249,8 +255,7 @@ void output_transform_of(Element element, const std::vector<float>& bias, float*
 #pragma GCC unroll 4
         for (int q = 0; q < FP; ++q) {
           V16 x[kIn], r[kOut];
-#pragma GCC unroll 8
-          for (int k = 0; k < kIn; ++k) x[k] = col[k][q];
+          column_of(col, q, x);
           at_apply(x, r);
 #pragma GCC unroll 4
           for (int i = 0; i < kOut; ++i) p[q][i][l] = r[i];
