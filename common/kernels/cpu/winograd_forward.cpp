@@ -104,6 +104,15 @@ inline V16 load_quad(const float* const (&planes)[G], int c, int lv, int k, int 
   }
 }
 
+// One load per V vector, not one per FMA that uses it: without this GCC folds the load into every FMA as a
+// memory operand, two loads per FMA with the U broadcast. Only where a 64-byte vector is one register
+// (AVX-512); elsewhere GCC splits the vector and the constraint could not be met.
+inline void keep_in_register([[maybe_unused]] V16& x) {
+#if defined(__AVX512F__)
+  asm("" : "+v"(x));
+#endif
+}
+
 // Column j of a block of R rows of vectors: out[i] = x[i][j].
 template <int R, int N>
 inline void column_of(const V16 (&x)[R][N], int j, V16 (&out)[R]) {
@@ -300,7 +309,7 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
 #pragma GCC unroll 4
             for (int b = 0; b < LB; ++b) {
               x[b] = load_v16(v + c * block_stride(L) + e * L + 16 * (lv + b));
-              asm("" : "+v"(x[b]));  // one load per V vector, not one per FMA that uses it
+              keep_in_register(x[b]);
             }
             const float* uc = u + (std::size_t(e) * C + c) * F + f;
 #pragma GCC unroll 4
