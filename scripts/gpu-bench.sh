@@ -81,7 +81,7 @@ oom=$?
 echo "exit code $oom"
 [ "$oom" = 1 ] || status=1
 
-if command -v compute-sanitizer >/dev/null; then
+if [ "${GPU_BENCH_SANITIZER:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then  # GPU_BENCH_SANITIZER=0: skip
   step "compute-sanitizer memcheck and racecheck, 40 images"
   {
     compute-sanitizer --tool memcheck "$suite" --backend "$(python3 scripts/backends "${nvcc_built[@]}")" \
