@@ -320,7 +320,9 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
           }
         };
         V16 y[kOut][FP][LB];
-        constexpr float kScale[3][3] = {{1, 1, 1}, {2, 4, 8}, {0.5f, 0.25f, 0.125f}};
+        // Pair `pair` holds the points +-a in columns 2 pair + 1 and 2 pair + 2 of AT: output row i takes a^i
+        // times their sum (i even) or difference (i odd), a^i = kAT[i][2 pair + 1] (at_apply's pairing).
+        constexpr auto power = [](int pair, int i) { return float(kAT[i][2 * pair + 1]); };
 #pragma GCC unroll 3
         for (int pair = 0; pair < 3; ++pair) {
           V16 m0[FP][LB], m1[FP][LB];
@@ -335,9 +337,9 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
                 y[0][q][b] = sum, y[1][q][b] = diff, y[2][q][b] = sum, y[3][q][b] = diff;
               } else {
                 y[0][q][b] += sum;
-                y[1][q][b] += kScale[pair][0] * diff;
-                y[2][q][b] += kScale[pair][1] * sum;
-                y[3][q][b] += kScale[pair][2] * diff;
+                y[1][q][b] += power(pair, 1) * diff;
+                y[2][q][b] += power(pair, 2) * sum;
+                y[3][q][b] += power(pair, 3) * diff;
               }
             }
         }
