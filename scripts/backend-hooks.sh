@@ -4,7 +4,8 @@
 # from the caller's folder (the repository root), so that what one model needs beyond the generic steps
 # (Kokkos' second GPU binary, its comparisons) lives in its folder. Folders in name order; a failing hook is
 # reported and the next still runs; exits 1 if one failed.
-# Read with sed, as scripts/quick-start-backends.sh reads "quick_start": manifests keep one field per line.
+# Read with sed, as scripts/install-deps.sh reads "packages" (before Python is installed): manifests keep one
+# field per line.
 set -uo pipefail
 field=${1:?usage: backend-hooks.sh FIELD [args...]}
 shift
