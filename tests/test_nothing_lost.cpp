@@ -43,7 +43,7 @@ Result run_in_process(const std::vector<std::string>& args) {
 
 bool is_report(const fs::path& p) {
   try {
-    return json::parse(slurp(p)).contains("runs");
+    return read_json(p).contains("runs");
   } catch (const json::exception&) {
     return false;
   }
@@ -305,7 +305,7 @@ TEST(NothingLost, ANonUtf8DataPathIsRecordedEscaped) {
   *(std::find(a.begin(), a.end(), in.data.string())) = odd.string();
   const Result r = run_in_process(a);
   ASSERT_EQ(r.code, 0) << r.err;
-  const json j = json::parse(slurp(in.dir / "r.json"));
+  const json j = read_json(in.dir / "r.json");
   EXPECT_NE(j["meta"]["data"][0].get<std::string>().find("bad\\xFF\\x01name"), std::string::npos);
 }
 
@@ -431,7 +431,7 @@ TEST(NothingLost, AllCombinesWithNamedBackends) {
   *(std::find(a.begin(), a.end(), kBaseline)) = kBaseline + ",all," + kBaselineBackend;
   const Result r = run_in_process(a);
   EXPECT_NE(r.code, 2) << r.err;
-  const json j = json::parse(slurp(report));
+  const json j = read_json(report);
   EXPECT_EQ(j["runs"][0]["variant"], kBaselineVariant) << "the order asked for";
   int baseline = 0;
   for (const auto& run : j["runs"]) baseline += run["backend"] == kBaselineBackend && run["variant"] == kBaselineVariant;

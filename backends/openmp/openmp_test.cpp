@@ -18,8 +18,7 @@ using nlohmann::json;
 // The report records the flags each backend folder was compiled with (tests/test_cli.cpp): here -fopenmp.
 TEST(OpenMp, TheReportRecordsItsOpenMpFlag) {
   TempDir dir;
-  const CliResult r =
-      run_suite({"--backend", kBaseline, "--images", "2", "--quiet", "--output", (dir / "r.json").string()});
+  const CliResult r = run_suite(baseline_run(2, dir / "r.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const json flags = read_json(dir / "r.json")["meta"]["compiler"]["backend_flags"];
   ASSERT_TRUE(flags.contains("openmp")) << flags.dump();

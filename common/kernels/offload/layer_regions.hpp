@@ -12,11 +12,11 @@
 namespace cnn::offload {
 
 struct LayerRegions {
-  using Conv = void (*)(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b,
-                        float* out);
+  using ConvPixels = void (*)(const std::uint8_t* in, int n, const ConvSpec& s, const float* w, const float* b,
+                              float* out);
   using ConvActivations = void (*)(const float* in, int n, const ConvSpec& s, const float* w, const float* b,
                                    float* out);
-  Conv conv_pixels;                      // conv1 on uint8 pixels, normalising on the fly
+  ConvPixels conv_pixels;                // conv1 on uint8 pixels, normalising on the fly
   ConvActivations conv_activations;      // conv2, conv3 on float activations
   void (*relu)(float* a, std::size_t count);
   void (*pool)(const float* in, int n, const ConvSpec& s, float* out);
