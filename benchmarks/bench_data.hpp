@@ -17,7 +17,7 @@ inline const Dataset& images() {
   return d;
 }
 
-void register_serial_naive();  // layer_bench_naive.cpp, compiled without OpenMP
-void register_openmp_naive();  // the same source, compiled with OpenMP
+void register_naive_one_thread();  // layer_bench_naive.cpp, compiled without OpenMP
+void register_naive_threads();     // the same source, compiled with OpenMP
 
 }  // namespace cnn::bench

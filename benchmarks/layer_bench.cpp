@@ -1,9 +1,11 @@
-// Each layer of each CPU backend's kernels, per batch of images (Google Benchmark, its own JSON output):
-// - serial:naive and openmp:naive: the thesis' 11 layers (layer_bench_naive.cpp);
-// - serial:register_tiles: the optimised kernel's steps on one thread (conv, ReLU and pool are one step there);
-// - openmp:image_parallel: the same steps with the batch split over all threads, each with its own scratch, as
-//   openmp:image_parallel runs them.
-// - serial:winograd: the Winograd steps of each conv (input transform, element-wise GEMMs, output
+// Each step of each shared CPU kernel (common/kernels/cpu), per batch of images (Google Benchmark, its own
+// JSON output). A benchmark is named after the kernel it times (the backends' READMEs say which variants run
+// which kernel), so that a new variant of an old kernel needs no new benchmark:
+// - thesis_naive, thesis_naive_threads: the thesis' 11 layers, one thread / output maps over every thread
+//   (layer_bench_naive.cpp);
+// - fast_forward: the register-tiled kernel's steps on one thread (conv, ReLU and pool are one step there);
+//   fast_forward_threads: the same steps with the batch split over every thread, each with its own scratch;
+// - winograd_forward: the Winograd steps of each conv (input transform, element-wise GEMMs, output
 //   transform + bias + pool + ReLU) on one thread, and each whole conv (conv_relu_poolN) on a group of
 //   winograd::kImageGroup images; "images/s" counts the images one call covers.
 // Counter "images/s" is the batch size times the rate.
@@ -31,7 +33,7 @@ fast::Scratch filled_scratch() {
   return s;
 }
 
-void BM_Opt(benchmark::State& state, Step step) {
+void BM_FastForward(benchmark::State& state, Step step) {
   const fast::PackedNetwork& net = packed();
   fast::Scratch s = filled_scratch();
   const int batch = int(state.range(0));
@@ -42,7 +44,7 @@ void BM_Opt(benchmark::State& state, Step step) {
   state.counters["images/s"] = benchmark::Counter(double(batch), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_Batch(benchmark::State& state, Step step) {
+void BM_FastForwardThreads(benchmark::State& state, Step step) {
   const fast::PackedNetwork& net = packed();
   const int threads = omp_get_max_threads(), batch = int(state.range(0));
   std::vector<fast::Scratch> scratch;
@@ -70,15 +72,15 @@ const std::pair<const char*, Step> kSteps[] = {
     {"fc_softmax", fc},
 };
 
-void register_opt() {
+void register_fast_forward() {
   for (const auto& [name, step] : kSteps)
-    benchmark::RegisterBenchmark((std::string("serial:register_tiles/") + name).c_str(), BM_Opt, step)
+    benchmark::RegisterBenchmark((std::string("fast_forward/") + name).c_str(), BM_FastForward, step)
         ->ArgName("batch")
         ->Arg(1)
         ->Arg(16)
         ->Arg(256);
   for (const auto& [name, step] : kSteps)
-    benchmark::RegisterBenchmark((std::string("openmp:image_parallel/") + name).c_str(), BM_Batch, step)
+    benchmark::RegisterBenchmark((std::string("fast_forward_threads/") + name).c_str(), BM_FastForwardThreads, step)
         ->ArgName("batch")
         ->Arg(16)
         ->Arg(256)
@@ -116,16 +118,16 @@ void register_winograd() {
       {"conv_relu_pool3", winograd::conv_relu_pool3, G},
   };
   for (const auto& [name, step, images] : steps)
-    benchmark::RegisterBenchmark((std::string("serial:winograd/") + name).c_str(), BM_Winograd, step, images);
+    benchmark::RegisterBenchmark((std::string("winograd_forward/") + name).c_str(), BM_Winograd, step, images);
 }
 
 }  // namespace
 }  // namespace cnn::bench
 
 int main(int argc, char** argv) {
-  cnn::bench::register_serial_naive();
-  cnn::bench::register_openmp_naive();
-  cnn::bench::register_opt();
+  cnn::bench::register_naive_one_thread();
+  cnn::bench::register_naive_threads();
+  cnn::bench::register_fast_forward();
   cnn::bench::register_winograd();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;

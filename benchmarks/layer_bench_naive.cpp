@@ -1,6 +1,6 @@
-// Each of the 11 layers of the thesis' loops over a batch of images: serial:naive when this file is compiled
-// without OpenMP, openmp:naive (the same loops, `omp parallel for` over output maps, all threads) when it
-// is compiled with it (CMakeLists.txt builds it both ways). The volumes hold image 0's real activations;
+// Each of the 11 layers of the thesis' loops (common/kernels/cpu/thesis_naive.hpp) over a batch of images:
+// on one thread when this file is compiled without OpenMP, with `omp parallel for` over output maps on every
+// thread when it is compiled with it (CMakeLists.txt builds it both ways). The volumes hold image 0's real activations;
 // each layer's input and output are the ones the network passes it.
 #include <benchmark/benchmark.h>
 
@@ -32,7 +32,7 @@ struct NaiveNet {
   }
   const thesis::Vol& conv_input(int l) const { return l == 0 ? input : pooled[std::size_t(l - 1)]; }
 
-  // Layer l of kLayers (0..10), as ThesisNaiveSession runs it.
+  // Layer l of kLayers (0..10), in the network's order.
   void run(int l) {
     const int c = l / 3;
     switch (kLayers[std::size_t(l)].kind) {
@@ -61,15 +61,15 @@ void register_naive(const std::string& prefix) {
         ->ArgName("batch")
         ->Arg(1)
         ->Arg(16)
-        ->UseRealTime();  // openmp:naive's work is on every thread, not only the one CPU time counts
+        ->UseRealTime();  // with OpenMP the work is on every thread, not only the one CPU time counts
 }
 
 }  // namespace
 
 #ifdef _OPENMP
-void register_openmp_naive() { register_naive("openmp:naive"); }
+void register_naive_threads() { register_naive("thesis_naive_threads"); }
 #else
-void register_serial_naive() { register_naive("serial:naive"); }
+void register_naive_one_thread() { register_naive("thesis_naive"); }
 #endif
 
 }  // namespace cnn::bench

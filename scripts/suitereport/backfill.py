@@ -9,7 +9,7 @@ installed, so going back to a commit built before (bisect) compiles nothing. The
 (`git worktree add`), so the user's checkout is never touched; a folder there that is not a worktree of
 this repository is refused, never deleted. `--remove-worktree` removes it at the end.
 
-What: the CPU backends only (-DWITH_<X>=OFF for the others: the CUDA and offload backends take minutes to
+What: the backends of the set only (-DWITH_<X>=OFF for the others: the CUDA and offload backends take minutes to
 compile; every commit since the backends became folders reads these options, older ones ignore them),
 only the `suite` target, no tests. The run is pluggable (Probe: a build command and a run command, shell
 templates), so a test can bisect a throw-away repository without the C++ build.
@@ -30,20 +30,22 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import history, identity, load, safe_io
+from . import history, identity, load, manifests, safe_io
 
 REPO_ROOT = identity.REPO_ROOT
 DEFAULT_WORKDIR = REPO_ROOT / "build" / "history-backfill"
-# The quick CPU set: about a minute per commit on 2 cores (build excluded); no naive variants (openmp:naive
-# alone takes minutes at 1200 images). A variant renamed since is asked for under its name at that commit.
-DEFAULT_SET = ("serial:register_tiles", "serial:winograd", "openmp:image_parallel", "openmp:winograd")
+# The quick CPU set (the manifests' "history" variants): about a minute per commit on 2 cores (build
+# excluded). A variant renamed since is asked for under its name at that commit.
+DEFAULT_SET = manifests.history_set()
 DEFAULT_IMAGES = "1200"
 DEFAULT_THREADS = 2
 DEFAULT_REPEAT = 10
-CPU_ONLY = ("CUDA", "CUDNN", "KOKKOS", "OPENACC", "OMPTARGET", "STDPAR", "ONEDNN")
+# Only the backends of the set are built: the others (GPU and offload toolchains) take minutes to compile.
+NOT_BUILT = tuple(name for name in manifests.manifests() if not any(
+    want.startswith(name + ":") for want in DEFAULT_SET))
 CMAKE_OPTIONS = (["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMPILE_WARNING_AS_ERROR=OFF",
                   "-DBUILD_TESTING=OFF", "-DSUITE_BUILD_TESTS=OFF", "-DSUITE_BUILD_BENCHMARKS=OFF",
-                  "-DSUITE_BUILD_FUZZERS=OFF"] + [f"-DWITH_{b}=OFF" for b in CPU_ONLY])
+                  "-DSUITE_BUILD_FUZZERS=OFF"] + [f"-DWITH_{b.upper()}=OFF" for b in NOT_BUILT])
 
 
 class BackfillError(load.ReportError):

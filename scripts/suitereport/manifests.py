@@ -2,7 +2,7 @@
 order and kind, the scripts (scripts/backends) and the report tools read the rest from here.
 
 Fields (README.md, "Adding a backend"): order, kind (cpu, gpu, portable), label, and optionally vendor,
-baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, renamed, quick_start, the hooks cpu_build, gpu_build, gpu_bench,
+baseline, packages, host_fallback, host_libraries, cuda_build, slow, scaling, history, renamed, quick_start, the hooks cpu_build, gpu_build, gpu_bench,
 verdict_bench, cpu_bench (scripts/backend-hooks.sh), readme_blocks (readme_blocks.py).
 """
 
@@ -60,3 +60,11 @@ def vendor_peers():
     peers[PEER[0]] = PEER[1]
     peers.update({name: m.get("label", name) for name, m in vendors if m.get("kind") != "gpu"})
     return peers
+
+
+def history_set():
+    """The history's default benchmark set: every manifest's "history" variants, as backend:variant, in the
+    suite's order."""
+    return tuple(f"{name}:{v}" for name, m in manifests().items()
+                 for v in (m.get("history") if isinstance(m.get("history"), list) else []))
+

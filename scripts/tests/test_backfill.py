@@ -186,3 +186,25 @@ def test_busy_steps_are_candidates_on_the_page_never_regressions(tmp_path):
     candidates = dom.split('id="candidates"')[1].split("</div>")[0]
     assert "No regression found" in regressions and "step-row" not in regressions
     assert candidates.count('class="step-row slower"') == 1 and "pytorch" not in candidates
+
+
+def test_default_set_comes_from_the_manifests(tmp_path, monkeypatch):
+    """The history's default set is the manifests' "history" variants, and only their backends are built: a
+    backend folder with the field joins both, one without it is switched off."""
+    from suitereport import manifests
+    for name, manifest in (("alpha", {"order": 1, "kind": "cpu", "history": ["fast", "faster"]}),
+                           ("beta", {"order": 2, "kind": "gpu"})):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "manifest.json").write_text(json.dumps(manifest))
+    monkeypatch.setattr(manifests, "BACKENDS_DIR", tmp_path)
+    assert manifests.history_set() == ("alpha:fast", "alpha:faster")
+    import importlib
+    from suitereport import backfill
+    try:
+        reloaded = importlib.reload(backfill)
+        assert reloaded.DEFAULT_SET == ("alpha:fast", "alpha:faster")
+        assert "-DWITH_BETA=OFF" in reloaded.CMAKE_OPTIONS and "-DWITH_ALPHA=OFF" not in reloaded.CMAKE_OPTIONS
+    finally:
+        monkeypatch.undo()
+        importlib.reload(backfill)
+    assert backfill.DEFAULT_SET and all(":" in want for want in backfill.DEFAULT_SET)

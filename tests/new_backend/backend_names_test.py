@@ -26,10 +26,6 @@ ALLOWED = {
 NAMED = {
     "scripts/README.md": "the report tools' manual: measured examples, named by what ran (as README.md)",
     "scripts/tests/": "the report tools' tests and their fixtures: reports, named by what ran (as results/)",
-    "scripts/suitereport/backfill.py": "the history's benchmark set: the series the store already holds, by the "
-                                       "names they were measured under",
-    "benchmarks/": "layer_bench times the shared CPU kernels under the names of the variants that run them, so "
-                   "that its figures sit beside the suite's",
     "tests/new_backend/backend_names_test.py": "this test: its patterns and checks spell the words they cut out",
 }
 
