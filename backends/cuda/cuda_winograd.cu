@@ -162,20 +162,21 @@ __device__ __forceinline__ void output_transform_pool(const float (&m)[kE], floa
                            fmaxf(y[2 * a + 1][2 * b], y[2 * a + 1][2 * b + 1]));
 }
 
-// Images [first, first + kImages) (those below count) into this thread's words.
+// Images [first, first + kImages) (those below count) into this thread's words: conv1's pixels as the fused
+// kernels fetch them, the other layers' activations from L2.
 template <int kLayer, class Lay, class Word, int N>
 __device__ __forceinline__ void fetch_input(const void* input, int first, int count, Word (&w)[N]) {
-  using In = typename Lay::template Input<kLayer>;
-  const int n = min(Lay::kImages, count - first) * In::kPerImage;
-  const Word* src = static_cast<const Word*>(input) + std::size_t(first) * In::kPerImage;
+  if constexpr (kLayer == 1) {
+    fetch_pixel_words<Lay::kThreads>(static_cast<const std::uint8_t*>(input), first,
+                                     min(Lay::kImages, count - first), w);
+  } else {
+    using In = typename Lay::template Input<kLayer>;
+    const int n = min(Lay::kImages, count - first) * In::kPerImage;
+    const Word* src = static_cast<const Word*>(input) + std::size_t(first) * In::kPerImage;
 #pragma unroll
-  for (int k = 0; k < N; ++k) {
-    const int i = threadIdx.x + k * Lay::kThreads;
-    if (i < n) {
-      if constexpr (kLayer == 1)
-        w[k] = __ldg(src + i);
-      else
-        w[k] = __ldcg(src + i);  // written by the previous kernel: from L2, never a stale L1 line
+    for (int k = 0; k < N; ++k) {
+      const int i = threadIdx.x + k * Lay::kThreads;
+      if (i < n) w[k] = __ldcg(src + i);  // written by the previous kernel: from L2, never a stale L1 line
     }
   }
 }
