@@ -19,7 +19,9 @@ from . import identity, safe_io
 SCHEMA_VERSION = 1
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_RESULTS = REPO_ROOT / "results"
-SKIPPED_DIRS = ("local", "charts", "history", "verdict")  # under the scanned folder: private runs, generated files
+# Under the scanned folder: private runs, generated files, and A/B checks of two commits (scripts/ab-bench.sh),
+# whose A side is old code, not today's figures.
+SKIPPED_DIRS = ("local", "charts", "history", "verdict", "ab")
 LAYER_KINDS = ("conv", "relu", "pool", "fc", "softmax")
 PEAK_FILES = ("fma_peak.json", "gpu_peak.json")  # a platform's measured peaks beside its reports (portability.py)
 # Bounds of the counts a report may hold (the suite caps --images at 10^7): beyond them a crafted

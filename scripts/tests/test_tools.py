@@ -94,8 +94,9 @@ def test_report_markdown_tables_with_speedups_over_the_named_baselines():
     row = next(line for line in out.splitlines() if line.startswith("| openmp:tiled | CPU, 2 threads | 200 |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[8:11] == ["7.14×", "–", "0.36×"]
-    # results/local/ is never read (its report has schema_version 99); non-reports are skipped, said so
-    assert "local" not in out
+    # results/local/ and results/ab/ are never read (their reports have schema_version 99); non-reports are
+    # skipped, said so
+    assert "local" not in out and "ab/old" not in out and "ab/old" not in r.stderr
     assert "skipping" in r.stderr and "gbench-output.json" in r.stderr
 
 

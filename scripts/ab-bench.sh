@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Two builds of the suite on this machine, like for like: is B slower than A? Each round runs A's suite then
+# B's (the order swaps every round, so that a machine warming up or cooling down favours neither), every
+# listed variant at 1200 and 50000 images, then scripts/compare judges B's runs against A's.
+#   scripts/ab-bench.sh <build-a> <build-b> <out> <backend list> [rounds (default 2)] [threshold (default 2%)]
+# <build-x>: a build folder with bin/suite (a carried one too: scripts/gpu-libs.sh puts its libraries on the
+# path); <backend list>: as suite --backend takes it, in names both builds know (an old name that a
+# manifest's "renamed" maps is fine: the newer suite runs and reports the renamed variant).
+# AB_IMAGES (default 1200,50000) and AB_REPEAT (default 20) change the runs. With 5 rounds or more, compare
+# tests the rounds' medians against each other (a process's own spread counts), with fewer the newest round's
+# passes.
+# Out: <out>/a/round-N.json, <out>/b/round-N.json, <out>/compare.md; exit: scripts/compare's (0 none slower).
+set -uo pipefail
+usage="usage: ab-bench.sh <build-a> <build-b> <out> <backend list> [rounds] [threshold]"
+a=${1:?$usage} b=${2:?$usage} out=${3:?$usage} list=${4:?$usage} rounds=${5:-2} threshold=${6:-2%}
+cd "$(dirname "$0")/.."
+for build in "$a" "$b"; do
+  [ -x "$build/bin/suite" ] || { echo "ab-bench: $build/bin/suite: no such program" >&2; exit 2; }
+done
+mkdir -p "$out/a" "$out/b"
+run() {  # side build round
+  local side=$1 build=$2 round=$3
+  echo "=== $side ($build), round $round ($(date -u +%T))"
+  # In a subshell: each build's own libraries first on the path, nothing of the other's.
+  (source scripts/gpu-libs.sh
+   "$build/bin/suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend "$list" --images "${AB_IMAGES:-1200,50000}" \
+     --repeat "${AB_REPEAT:-20}" --quiet --format csv --output "$out/$side/round-$round.json") || echo "ab-bench: $side round $round failed"
+}
+for round in $(seq 1 "$rounds"); do
+  if [ $((round % 2)) = 1 ]; then run a "$a" "$round"; run b "$b" "$round"; else run b "$b" "$round"; run a "$a" "$round"; fi
+done
+# scripts/compare needs numpy and scipy: the first Python that has them (the GPU machine's is its PyTorch one).
+for py in python3 /usr/bin/python3 ""; do [ -n "$py" ] && "$py" -c 'import numpy, scipy' 2>/dev/null && break; done
+[ -n "$py" ] || { echo "ab-bench: no Python with numpy and scipy: compare the reports elsewhere" >&2; exit 2; }
+"$py" scripts/compare "$out/a" "$out/b" --threshold "$threshold" --format md | tee "$out/compare.md"
+exit "${PIPESTATUS[0]}"
