@@ -21,8 +21,8 @@ mkdir -p "$out/a" "$out/b"
 run() {  # side build round
   local side=$1 build=$2 round=$3
   echo "=== $side ($build), round $round ($(date -u +%T))"
-  # In a subshell: each build's own libraries first on the path, nothing of the other's.
-  (source scripts/gpu-libs.sh
+  # In a subshell: each build's own libraries first on the path (a carried GPU build's), nothing of the other's.
+  (if [ -d "$build/offload-runtime" ] || [ -d "$build/lib" ]; then source scripts/gpu-libs.sh; fi
    "$build/bin/suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend "$list" --images "${AB_IMAGES:-1200,50000}" \
      --repeat "${AB_REPEAT:-20}" --quiet --format csv --output "$out/$side/round-$round.json") || echo "ab-bench: $side round $round failed"
 }
