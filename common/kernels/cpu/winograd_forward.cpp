@@ -99,6 +99,12 @@ struct PoolInterleave {
   static constexpr int idx(int n) { return (n % 2) * 16 + (n / 2 % 4) * 4 + 2 * H + n / 8; }
 };
 
+// TS = 2's pooled outputs of one image: position (2 ty + a) * 4 + 2 tx + c of its 4x4 <- lane
+// (2 ty + tx) * 4 + 2a + c after finish_output's transpose.
+struct PooledRowOrder {
+  static constexpr int idx(int pos) { return (pos / 8 * 2 + pos % 4 / 2) * 4 + pos / 4 % 2 * 2 + pos % 2; }
+};
+
 // Quad k of lane vector lv for window row i and window columns j0 .. j0 + 3 of channel c: its four tiles'
 // four columns, q[u * 4 + j].
 template <const ConvSpec& S, int G>
@@ -226,9 +232,9 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
       pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
                                vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
                           V16{});
+  if constexpr (TS == 4 || TS == 8) {
 #pragma GCC unroll 2
-  for (int a = 0; a < 2; ++a) {
-    if constexpr (TS == 4 || TS == 8) {
+    for (int a = 0; a < 2; ++a)
       // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
       // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
 #pragma GCC unroll 2
@@ -244,16 +250,20 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
           store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
         }
       }
-    } else {
-#pragma GCC unroll 2
-      for (int c = 0; c < 2; ++c) {
-        alignas(64) float lanes[16];
-        store<16>(lanes, pooled[a][c]);
-        for (int k = 0; k < 16; ++k) {
-          const Tile t = tile_of<TS>(lv, k % 4, k / 4);
-          outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
-        }
-      }
+  } else {
+    // TS = 2 (quads are images): an image's 16 pooled values of filter f are lane u * 4 + q of the four
+    // pooled[a][c]; the in-lane transpose gathers them into one vector per image (lane u * 4 + 2a + c), a
+    // permute puts them in row order, stored as 4 rows of 4 (scalar stores cost 64 per filter).
+    const V16 parities[4] = {pooled[0][0], pooled[0][1], pooled[1][0], pooled[1][1]};
+    V16 images[4];
+    transpose_quads(parities, images);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+      const V16 rows = shuffle2<PooledRowOrder>(images[q], images[q]);
+      float* out = outs[tile_of<TS>(lv, q, 0).image] + (std::size_t(f) * op + opad) * op + opad;
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+        store<4>(out + r * op, simd::Vec<4>::type{rows[4 * r], rows[4 * r + 1], rows[4 * r + 2], rows[4 * r + 3]});
     }
   }
 }
