@@ -203,15 +203,19 @@ void fc_softmax(const PackedNetwork& n, const Scratch& s, float* probs) {
   constexpr int IN = kFc.inputs();
   static_assert(IN % 16 == 0, "whole vectors");
   using V = Vec<16>::type;
-  float z[kClasses];
-  for (int o = 0; o < kClasses; ++o) {
-    V acc{};
-    const float* w = n.fc_w.data() + std::size_t(o) * IN;
-    for (int i = 0; i < IN; i += 16) acc += load<16>(w + i) * load<16>(s.pooled.data() + i);
-    float sum = 0;
-    for (int k = 0; k < 16; ++k) sum += acc[k];
-    z[o] = sum + n.fc_b[o];
+  // All classes at once, so that their chains of dependent adds (16 scalar adds each) overlap instead of
+  // running one after another; each class's sum keeps its order, so the result is unchanged.
+  V acc[kClasses] = {};
+  for (int i = 0; i < IN; i += 16) {
+    const V x = load<16>(s.pooled.data() + i);
+#pragma GCC unroll 10
+    for (int o = 0; o < kClasses; ++o) acc[o] += load<16>(n.fc_w.data() + std::size_t(o) * IN + i) * x;
   }
+  float z[kClasses] = {};
+  for (int k = 0; k < 16; ++k)
+#pragma GCC unroll 10
+    for (int o = 0; o < kClasses; ++o) z[o] += acc[o][k];
+  for (int o = 0; o < kClasses; ++o) z[o] += n.fc_b[o];
   softmax_fp32(z);
   std::copy(z, z + kClasses, probs);
 }

@@ -30,6 +30,13 @@ static_assert(kImageGroup % kImageGroup2 == 0);
 // the same L1 sets, as 4 KB or 8 KB apart they would.
 constexpr std::size_t block_stride(int L) { return std::size_t(kElems) * L + 16; }
 
+// V[lv][c][e][16]: transformed input of lane vector lv, channel c, element e. Each (lane vector, channel)
+// block is contiguous (the input transform's 64 stores fill 4 KB in order), blocks block_stride(16) apart.
+template <int C>
+constexpr std::size_t v_offset(int c, int e, int lv) {
+  return (std::size_t(lv) * C + c) * block_stride(16) + std::size_t(e) * 16;
+}
+
 // Sizes of one Winograd layer run on G images.
 template <const ConvSpec& S, int G>
 struct Geometry {
@@ -40,9 +47,10 @@ struct Geometry {
   static_assert(TS == 2 || TS == 4 || TS == 8, "tile rows of 2, 4 or 8 tiles");
 };
 
-// Which tile each lane holds. Lane q * 4 + u of lane vector lv: four "quads" q of four tiles u, so that
-// gathering is a 4x4x4 transpose (transpose_quads). The quad is a tile row (TS = 4), an image (TS = 2:
-// u = its 2x2 tiles) or half a tile row (TS = 8, two tile rows per vector).
+// Which tile each lane holds. Lane u * 4 + q of lane vector lv: four "quads" q of four tiles u (quad q: the
+// tiles that one vector load per window row gathers), so that gathering is a 4x4 transpose inside each
+// 128-bit lane (transpose_quads). The quad is a tile row (TS = 4), an image (TS = 2: u = its 2x2 tiles) or
+// half a tile row (TS = 8, two tile rows per vector).
 struct Tile {
   int image, ty, tx;
 };
@@ -53,15 +61,17 @@ constexpr Tile tile_of(int lv, int q, int u) {
   return {lv / 4, 2 * (lv % 4) + q / 2, 4 * (q % 2) + u};
 }
 
-// Shuffle indices of transpose_quads: stage 1 pairs quads (q, q + 1) keeping columns J, J + 1; stage 2
-// joins two such pairs keeping column JJ.
+// Shuffle indices of transpose_quads, all inside 128-bit lanes (unpcklps, unpckhps, shufps: 4 per cycle on
+// Zen 5, against 2 for the two-source cross-lane vpermt2ps that the 16-lane transpose took, and those
+// compete with the FMA and add pipes). Stage 1 interleaves elements J, J + 1 of each 128-bit lane of a
+// and b; stage 2 joins the pairs J2, J2 + 1 of a and of b.
 template <int J>
 struct QuadStage1 {
-  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane % 8 / 2) * 4 + J + lane % 2; }
+  static constexpr int idx(int lane) { return (lane % 2) * 16 + (lane / 4) * 4 + J + lane % 4 / 2; }
 };
-template <int JJ>
+template <int J2>
 struct QuadStage2 {
-  static constexpr int idx(int lane) { return (lane / 8) * 16 + (lane / 4 % 2) * 8 + (lane % 4) * 2 + JJ; }
+  static constexpr int idx(int lane) { return (lane % 4 / 2) * 16 + (lane / 4) * 4 + J2 + lane % 2; }
 };
 template <class P, std::size_t... I>
 inline V16 shuffle2(V16 a, V16 b, std::index_sequence<I...>) {
@@ -72,20 +82,27 @@ inline V16 shuffle2(V16 a, V16 b) {
   return shuffle2<P>(a, b, std::make_index_sequence<16>{});
 }
 
-// q[k][u * 4 + j] (four tiles u, four window columns j each) -> d[j][k * 4 + u]: 8 two-source shuffles.
+// q[k][u * 4 + j] (four tiles u, four window columns j each) -> d[j][u * 4 + k]: 8 in-lane shuffles.
 inline void transpose_quads(const V16 (&q)[4], V16* d) {
-  const V16 p0 = shuffle2<QuadStage1<0>>(q[0], q[1]), p1 = shuffle2<QuadStage1<2>>(q[0], q[1]);
-  const V16 p2 = shuffle2<QuadStage1<0>>(q[2], q[3]), p3 = shuffle2<QuadStage1<2>>(q[2], q[3]);
-  d[0] = shuffle2<QuadStage2<0>>(p0, p2);
-  d[1] = shuffle2<QuadStage2<1>>(p0, p2);
-  d[2] = shuffle2<QuadStage2<0>>(p1, p3);
-  d[3] = shuffle2<QuadStage2<1>>(p1, p3);
+  const V16 t0 = shuffle2<QuadStage1<0>>(q[0], q[1]), t1 = shuffle2<QuadStage1<0>>(q[2], q[3]);
+  const V16 t2 = shuffle2<QuadStage1<2>>(q[0], q[1]), t3 = shuffle2<QuadStage1<2>>(q[2], q[3]);
+  d[0] = shuffle2<QuadStage2<0>>(t0, t1);
+  d[1] = shuffle2<QuadStage2<2>>(t0, t1);
+  d[2] = shuffle2<QuadStage2<0>>(t2, t3);
+  d[3] = shuffle2<QuadStage2<2>>(t2, t3);
 }
 
-// Output side: lanes 8H .. 8H + 7 (quads 2H, 2H + 1) of two vectors interleaved, a[l], b[l], a[l + 1], ...
+// Output side: quads 2H, 2H + 1 (tiles u = 0..3 of each, lane u * 4 + quad) of two vectors interleaved:
+// a[tile], b[tile], a[next tile], ...
 template <int H>
 struct PoolInterleave {
-  static constexpr int idx(int n) { return (n % 2) * 16 + 8 * H + n / 2; }
+  static constexpr int idx(int n) { return (n % 2) * 16 + (n / 2 % 4) * 4 + 2 * H + n / 8; }
+};
+
+// TS = 2's pooled outputs of one image: position (2 ty + a) * 4 + 2 tx + c of its 4x4 <- lane
+// (2 ty + tx) * 4 + 2a + c after finish_output's transpose.
+struct PooledRowOrder {
+  static constexpr int idx(int pos) { return (pos / 8 * 2 + pos % 4 / 2) * 4 + pos / 4 % 2 * 2 + pos % 2; }
 };
 
 // Quad k of lane vector lv for window row i and window columns j0 .. j0 + 3 of channel c: its four tiles'
@@ -123,14 +140,15 @@ inline void column_of(const V16 (&x)[R][N], int j, V16 (&out)[R]) {
 // Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
 // (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
 // transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
-// together spilled), then the columns (V = BT x). V[c][e][lane]: each channel's transform writes one
-// contiguous block.
+// together spilled), then the columns (V = BT x). Each (lane vector, channel) transform writes one contiguous
+// block (v_offset). Lane vectors lv_first .. lv_last - 1 only: conv1 runs one at a time.
 template <const ConvSpec& S, int G>
-void input_transform(const float* const (&planes)[G], float* v) {
+void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0,
+                     int lv_last = Geometry<S, G>::NV) {
   using Ge = Geometry<S, G>;
-  constexpr int C = Ge::C, L = Ge::L;
-  for (int c = 0; c < C; ++c)
-    for (int lv = 0; lv < Ge::NV; ++lv) {
+  constexpr int C = Ge::C;
+  for (int lv = lv_first; lv < lv_last; ++lv)
+    for (int c = 0; c < C; ++c) {
       V16 x[kIn][kIn];  // x[i][l] = (d B)[i][l]: each window row transformed as soon as it is gathered
 #pragma GCC unroll 8
       for (int i = 0; i < kIn; ++i) {
@@ -150,7 +168,7 @@ void input_transform(const float* const (&planes)[G], float* v) {
         column_of(x, l, col);
         bt_apply(col, r);
 #pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) store<16>(v + c * block_stride(L) + (k * kIn + l) * L + 16 * lv, r[k]);
+        for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, lv), r[k]);
       }
     }
 }
@@ -163,7 +181,6 @@ void elementwise(const float* u, const float* v, float* m) {
   static_assert(L % (16 * LB) == 0 && F % FB == 0, "whole blocks");
   for (int e = 0; e < kElems; ++e) {
     const float* ue = u + std::size_t(e) * C * F;
-    const float* ve = v + std::size_t(e) * L;
     float* me = m + std::size_t(e) * L;
     for (int l0 = 0; l0 < L; l0 += 16 * LB)
       for (int f0 = 0; f0 < F; f0 += FB) {
@@ -171,7 +188,7 @@ void elementwise(const float* u, const float* v, float* m) {
         for (int c = 0; c < C; ++c) {
           V16 x[LB];
 #pragma GCC unroll 4
-          for (int b = 0; b < LB; ++b) x[b] = load<16>(ve + c * block_stride(L) + l0 + 16 * b);
+          for (int b = 0; b < LB; ++b) x[b] = load<16>(v + v_offset<C>(c, e, l0 / 16 + b));
 #pragma GCC unroll 32
           for (int f = 0; f < FB; ++f) {
             const V16 w = splat(ue[c * F + f0 + f]);
@@ -215,9 +232,9 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
       pooled[a][c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
                                vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
                           V16{});
+  if constexpr (TS == 4 || TS == 8) {
 #pragma GCC unroll 2
-  for (int a = 0; a < 2; ++a) {
-    if constexpr (TS == 4 || TS == 8) {
+    for (int a = 0; a < 2; ++a)
       // Quads 2h, 2h + 1 interleaved by column parity are 16 consecutive pooled values: two rows of 8
       // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
 #pragma GCC unroll 2
@@ -233,16 +250,20 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
           store<8>(out + 2 * op, __builtin_shufflevector(rows, rows, 8, 9, 10, 11, 12, 13, 14, 15));
         }
       }
-    } else {
-#pragma GCC unroll 2
-      for (int c = 0; c < 2; ++c) {
-        alignas(64) float lanes[16];
-        store<16>(lanes, pooled[a][c]);
-        for (int k = 0; k < 16; ++k) {
-          const Tile t = tile_of<TS>(lv, k / 4, k % 4);
-          outs[t.image][(std::size_t(f) * op + 2 * t.ty + a + opad) * op + 2 * t.tx + c + opad] = lanes[k];
-        }
-      }
+  } else {
+    // TS = 2 (quads are images): an image's 16 pooled values of filter f are lane u * 4 + q of the four
+    // pooled[a][c]; the in-lane transpose gathers them into one vector per image (lane u * 4 + 2a + c), a
+    // permute puts them in row order, stored as 4 rows of 4 (scalar stores cost 64 per filter).
+    const V16 parities[4] = {pooled[0][0], pooled[0][1], pooled[1][0], pooled[1][1]};
+    V16 images[4];
+    transpose_quads(parities, images);
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+      const V16 rows = shuffle2<PooledRowOrder>(images[q], images[q]);
+      float* out = outs[tile_of<TS>(lv, q, 0).image] + (std::size_t(f) * op + opad) * op + opad;
+#pragma GCC unroll 4
+      for (int r = 0; r < 4; ++r)
+        store<4>(out + r * op, simd::Vec<4>::type{rows[4 * r], rows[4 * r + 1], rows[4 * r + 2], rows[4 * r + 3]});
     }
   }
 }
@@ -284,67 +305,77 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
       bias, outs, opad);
 }
 
-// Steps 2 and 3 fused, for few input channels (conv1: 3): each element's sum over channels is computed
-// where the output transform needs it, so M is never stored (stored, it is 4x V and falls out of L1; with
-// so short a sum, storing it cost more than the multiplies). A pass covers FP filters x LB lane vectors, so
-// that each U broadcast feeds LB FMAs and each V load FP. Its column pass p = AT M is accumulated pair by pair
-// of window rows (at_apply's +-a pairs) as the sums come, so that only 4 accumulators per (filter, lane vector)
-// are live rather than the column's 8 sums; rows 0 and 7 feed their one output row directly.
+// Steps 2 and 3 fused for one window column l of FP filters f .. f + FP - 1 x LB lane vectors lv ..:
+// y[i][q][b] = (AT M)[i][l], each element's sum over channels M[k][l] = sum_c U[e][c][f + q] V[c][e] computed
+// where the column pass needs it, so M is never stored. Each U broadcast feeds LB FMAs and each V load FP.
+// The column pass is accumulated pair by pair of window rows (at_apply's +-a pairs) as the sums come, so
+// that only 4 accumulators per (filter, lane vector) are live rather than the column's 8 sums; rows 0 and 7
+// feed their one output row directly.
 template <const ConvSpec& S, int G, int FP, int LB>
-void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad) {
+inline void column_sums(const float* u, const float* v, int f, int lv, int l, V16 (&y)[kOut][FP][LB]) {
   using Ge = Geometry<S, G>;
-  constexpr int C = Ge::C, F = Ge::F, L = Ge::L;
-  static_assert(F % FP == 0 && Ge::NV % LB == 0, "whole blocks");
-  const float* u = w.u.data();
-  for (int f = 0; f < F; f += FP)
-    for (int lv = 0; lv < Ge::NV; lv += LB) {
+  constexpr int C = Ge::C, F = Ge::F;
+  // acc[q][b] (+)= sum over channels of U x V at element (k, l)
+  const auto madd = [&](int k, V16(&acc)[FP][LB], bool first) {
+    const int e = k * kIn + l;
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      V16 x[LB];
+#pragma GCC unroll 4
+      for (int b = 0; b < LB; ++b) {
+        x[b] = load_v16(v + v_offset<C>(c, e, lv + b));
+        keep_in_register(x[b]);
+      }
+      const float* uc = u + (std::size_t(e) * C + c) * F + f;
+#pragma GCC unroll 8
+      for (int q = 0; q < FP; ++q) {
+        const V16 w = splat(uc[q]);
+#pragma GCC unroll 4
+        for (int b = 0; b < LB; ++b)
+          acc[q][b] = first && c == 0 ? w * x[b] : acc[q][b] + w * x[b];
+      }
+    }
+  };
+  // Pair `pair` holds the points +-a in columns 2 pair + 1 and 2 pair + 2 of AT: output row i takes a^i
+  // times their sum (i even) or difference (i odd), a^i = kAT[i][2 pair + 1] (at_apply's pairing).
+  constexpr auto power = [](int pair, int i) { return float(kAT[i][2 * pair + 1]); };
+#pragma GCC unroll 3
+  for (int pair = 0; pair < 3; ++pair) {
+    V16 m0[FP][LB], m1[FP][LB];
+    madd(2 * pair + 1, m0, true);
+    madd(2 * pair + 2, m1, true);
+#pragma GCC unroll 8
+    for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+      for (int b = 0; b < LB; ++b) {
+        const V16 sum = m0[q][b] + m1[q][b], diff = m0[q][b] - m1[q][b];
+        if (pair == 0) {
+          y[0][q][b] = sum, y[1][q][b] = diff, y[2][q][b] = sum, y[3][q][b] = diff;
+        } else {
+          y[0][q][b] += sum;
+          y[1][q][b] += power(pair, 1) * diff;
+          y[2][q][b] += power(pair, 2) * sum;
+          y[3][q][b] += power(pair, 3) * diff;
+        }
+      }
+  }
+  madd(0, y[0], false);
+  madd(kIn - 1, y[3], false);
+}
+
+// Steps 2 and 3 fused, for few input channels (conv1: 3): with so short a sum over channels, storing M (4x
+// V, out of L1) cost more than the multiplies. A pass covers FP filters x LB lane vectors, all 8 columns.
+template <const ConvSpec& S, int G, int FP, int LB>
+void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad,
+                                  int lv_first = 0, int lv_last = Geometry<S, G>::NV) {
+  using Ge = Geometry<S, G>;
+  static_assert(Ge::F % FP == 0 && Ge::NV % LB == 0, "whole blocks");
+  for (int f = 0; f < Ge::F; f += FP)
+    for (int lv = lv_first; lv < lv_last; lv += LB) {
       V16 p[FP][LB][kOut][kIn];  // p[q][b][i][l] = (AT M)[i][l] of filter f + q, lane vector lv + b
       for (int l = 0; l < kIn; ++l) {
-        // acc[q][b][i] += a * (sum over channels of U x V at element (k, l))
-        const auto madd = [&](int k, V16(&acc)[FP][LB], bool first) {
-          const int e = k * kIn + l;
-#pragma GCC unroll 4
-          for (int c = 0; c < C; ++c) {
-            V16 x[LB];
-#pragma GCC unroll 4
-            for (int b = 0; b < LB; ++b) {
-              x[b] = load_v16(v + c * block_stride(L) + e * L + 16 * (lv + b));
-              keep_in_register(x[b]);
-            }
-            const float* uc = u + (std::size_t(e) * C + c) * F + f;
-#pragma GCC unroll 4
-            for (int q = 0; q < FP; ++q)
-#pragma GCC unroll 4
-              for (int b = 0; b < LB; ++b)
-                acc[q][b] = first && c == 0 ? splat(uc[q]) * x[b] : acc[q][b] + splat(uc[q]) * x[b];
-          }
-        };
         V16 y[kOut][FP][LB];
-        // Pair `pair` holds the points +-a in columns 2 pair + 1 and 2 pair + 2 of AT: output row i takes a^i
-        // times their sum (i even) or difference (i odd), a^i = kAT[i][2 pair + 1] (at_apply's pairing).
-        constexpr auto power = [](int pair, int i) { return float(kAT[i][2 * pair + 1]); };
-#pragma GCC unroll 3
-        for (int pair = 0; pair < 3; ++pair) {
-          V16 m0[FP][LB], m1[FP][LB];
-          madd(2 * pair + 1, m0, true);
-          madd(2 * pair + 2, m1, true);
-#pragma GCC unroll 4
-          for (int q = 0; q < FP; ++q)
-#pragma GCC unroll 4
-            for (int b = 0; b < LB; ++b) {
-              const V16 sum = m0[q][b] + m1[q][b], diff = m0[q][b] - m1[q][b];
-              if (pair == 0) {
-                y[0][q][b] = sum, y[1][q][b] = diff, y[2][q][b] = sum, y[3][q][b] = diff;
-              } else {
-                y[0][q][b] += sum;
-                y[1][q][b] += power(pair, 1) * diff;
-                y[2][q][b] += power(pair, 2) * sum;
-                y[3][q][b] += power(pair, 3) * diff;
-              }
-            }
-        }
-        madd(0, y[0], false);
-        madd(kIn - 1, y[3], false);
+        column_sums<S, G, FP, LB>(w.u.data(), v, f, lv, l, y);
 #pragma GCC unroll 4
         for (int i = 0; i < kOut; ++i)
 #pragma GCC unroll 4
@@ -361,18 +392,40 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
 }
 
 template <const ConvSpec& S>
-std::size_t transformed_floats(int images, int rows) {  // [rows][64][lanes], rows block_stride apart
-  return rows * block_stride(images * (S.out_side() / kOut) * (S.out_side() / kOut));
+constexpr int lanes(int images) {
+  return images * (S.out_side() / kOut) * (S.out_side() / kOut);
+}
+template <const ConvSpec& S>
+std::size_t v_floats(int images) {  // v_offset's layout
+  return std::size_t(lanes<S>(images) / 16) * S.in_channels * block_stride(16);
+}
+template <const ConvSpec& S>
+std::size_t m_floats(int images) {  // M[f][e][lanes], filters block_stride apart
+  return std::size_t(S.filters) * block_stride(lanes<S>(images));
 }
 
-// conv1 of image g, in1 -> in2.
-void input1(Scratch& s, int g) {
+// conv1 of image g, in1 -> in2, lane vectors lv_first .. lv_last - 1 (16 tiles each).
+void input1(Scratch& s, int g, int lv_first, int lv_last) {
   const float* in[1] = {s.image[std::size_t(g)].in1.data()};
-  input_transform<kConv1, 1>(in, s.v.data());
+  input_transform<kConv1, 1>(in, s.v.data(), lv_first, lv_last);
 }
-void elementwise_output1(const PackedNetwork& n, Scratch& s, int g) {
+void elementwise_output1(const PackedNetwork& n, Scratch& s, int g, int lv_first, int lv_last) {
   float* out[1] = {s.image[std::size_t(g)].in2.data()};
-  elementwise_output_transform<kConv1, 1, kConv1Filters, kConv1Lanes>(n.conv1, s.v.data(), out, kConv2.pad);
+  elementwise_output_transform<kConv1, 1, kConv1Filters, kConv1Lanes>(n.conv1, s.v.data(), out, kConv2.pad,
+                                                                       lv_first, lv_last);
+}
+// All three steps, one lane vector at a time: its V (3 channels, 12 KB) is read by the fused step while
+// still in L1, rather than all of conv1's V (48 KB) written first.
+void conv1_image(const PackedNetwork& n, Scratch& s, int g) {
+  for (int lv = 0; lv < Geometry<kConv1, 1>::NV; ++lv) {
+    input1(s, g, lv, lv + 1);
+    elementwise_output1(n, s, g, lv, lv + 1);
+  }
+}
+
+// The pixels of an image into the caches ahead of load_image, which otherwise waits on each line's miss.
+void prefetch_image(const std::uint8_t* pixels) {
+  for (std::size_t b = 0; b < kImageBytes; b += 64) __builtin_prefetch(pixels + b);
 }
 
 // The sub-group first .. first + kImageGroup2 - 1 of conv2's steps.
@@ -407,19 +460,15 @@ PackedNetwork::PackedNetwork(const Network& net)
     : direct(net), conv1(net.conv1), conv2(net.conv2), conv3(net.conv3) {}
 
 Scratch::Scratch()
-    : v(std::max({transformed_floats<kConv1>(1, kConv1.in_channels),
-                  transformed_floats<kConv2>(kImageGroup2, kConv2.in_channels),
-                  transformed_floats<kConv3>(kImageGroup3, kConv3.in_channels)})),
-      m(std::max(transformed_floats<kConv2>(kImageGroup2, kConv2.filters),
-                 transformed_floats<kConv3>(kImageGroup3, kConv3.filters))) {}
+    : v(std::max({v_floats<kConv1>(1), v_floats<kConv2>(kImageGroup2), v_floats<kConv3>(kImageGroup3)})),
+      m(std::max(m_floats<kConv2>(kImageGroup2), m_floats<kConv3>(kImageGroup3))) {}
 
-void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0); }
-void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) { elementwise_output1(n, s, 0); }
+void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0, 0, Geometry<kConv1, 1>::NV); }
+void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) {
+  elementwise_output1(n, s, 0, 0, Geometry<kConv1, 1>::NV);
+}
 void conv_relu_pool1(const PackedNetwork& n, Scratch& s) {
-  for (int g = 0; g < kImageGroup; ++g) {
-    input1(s, g);
-    elementwise_output1(n, s, g);
-  }
+  for (int g = 0; g < kImageGroup; ++g) conv1_image(n, s, g);
 }
 
 void input_transform2(const PackedNetwork&, Scratch& s) { input2(s, 0); }
@@ -457,8 +506,11 @@ void conv_relu_pool3(const PackedNetwork& n, Scratch& s) {
 void forward_group(const PackedNetwork& n, const std::uint8_t* const (&pixels)[kImageGroup], Scratch& s,
                    float* const (&probs)[kImageGroup]) {
   const FlushDenormals ftz;  // common/flush_denormals.hpp says why
-  for (int g = 0; g < kImageGroup; ++g) fast::load_image(pixels[g], s.image[std::size_t(g)]);
-  conv_relu_pool1(n, s);
+  for (int g = 1; g < kImageGroup; ++g) prefetch_image(pixels[g]);  // they arrive while image 0 runs conv1
+  for (int g = 0; g < kImageGroup; ++g) {
+    fast::load_image(pixels[g], s.image[std::size_t(g)]);
+    conv1_image(n, s, g);
+  }
   conv_relu_pool2(n, s);
   conv_relu_pool3(n, s);
   for (int g = 0; g < kImageGroup; ++g) fast::fc_softmax(n.direct, s.image[std::size_t(g)], probs[g]);
@@ -475,6 +527,7 @@ void forward_images(const PackedNetwork& net, const std::uint8_t* pixels, std::s
       px[g] = pixels + (real ? first + g : n - 1) * kImageBytes;
       out[g] = real ? probs + (first + g) * kClasses : spare[g];
     }
+    if (first + kImageGroup < n) prefetch_image(pixels + (first + kImageGroup) * kImageBytes);  // next group's first
     forward_group(net, px, s, out);
   }
 }

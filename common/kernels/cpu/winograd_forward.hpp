@@ -4,7 +4,7 @@
 //
 // A Winograd layer runs in three steps over a group of images, all SIMD lanes over (image, tile) pairs:
 //   1. input transform: each 8x8 input tile of each channel is gathered from the padded planes (vector
-//      loads and in-register transposes) and transformed, V[c][e][lane] = (BT d B)[e] (64 elements e);
+//      loads and in-register transposes) and transformed, V[lv][c][e][16 lanes] = (BT d B)[e] (64 elements e);
 //   2. element-wise stage as 64 small GEMMs, M[f][e][lane] = sum_c U[e][c][f] V[c][e][lane], with a block
 //      of lane vectors x filters in registers (U = G g GT, computed once at setup in FP64);
 //   3. output transform, bias, 2x2 max pool and ReLU on registers, Y = AT M A, scattered into the next
