@@ -3,26 +3,20 @@ the gate passes for the same time and fails (exit 1, SLOWER) for a B 10 % slower
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS / "tests"))
 
-FAKE_SUITE = '''#!/usr/bin/env python3
-import json, pathlib, sys
+from test_backfill import BENCH  # noqa: E402
+
+# The history tests' benchmark (a report with a time from factor.txt beside it), behind the suite's options.
+FAKE_SUITE = """#!/usr/bin/env python3
+import sys
 args = sys.argv[1:]
-out = pathlib.Path(args[args.index("--output") + 1])
-ms = 10.0 * float((pathlib.Path(__file__).parent.parent / "factor.txt").read_text())
-samples = [ms * (1 + 0.005 * k) for k in (-3, -2, -1, 0, 1, 2, 3, 0.5)]
-report = {"schema_version": 1,
-          "meta": {"date_utc": "2026-11-25T00:00:00Z", "git_commit": "unknown", "cpu_model": "Test CPU",
-                   "logical_cores": 4, "host": "t"},
-          "runs": [{"backend": "alpha", "variant": "fast", "images": 1200, "threads": 1, "device": "CPU",
-                    "forward_ms": {"median": ms, "samples": samples}, "validation": {"passed": True},
-                    "machine_load": {"other_runnable_start": 0, "other_runnable_end": 0}}]}
-out.write_text(json.dumps(report))
-with open(pathlib.Path(__file__).parent / "calls.txt", "a") as calls:
-    calls.write(out.name + "\\n")
-'''
+sys.argv = [sys.argv[0], args[args.index("--output") + 1]]
+""" + BENCH
 
 
 def fake_build(root, factor):
@@ -30,14 +24,14 @@ def fake_build(root, factor):
     suite = root / "bin" / "suite"
     suite.write_text(FAKE_SUITE)
     suite.chmod(0o755)
-    (root / "factor.txt").write_text(str(factor))
+    (root / "bin" / "factor.txt").write_text(str(factor))
     return root
 
 
 def ab_bench(tmp_path, factor_b, rounds="2"):
     a, b = fake_build(tmp_path / "a", 1.0), fake_build(tmp_path / "b", factor_b)
     out = tmp_path / "out"
-    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, b, out, "alpha:fast", rounds],
+    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, b, out, "serial:opt", rounds],
                           capture_output=True, text=True, timeout=120, env=dict(os.environ))
     return done, out
 
@@ -60,5 +54,5 @@ def test_a_slower_b_fails_the_gate(tmp_path):
 def test_a_build_without_suite_is_refused(tmp_path):
     (tmp_path / "empty").mkdir()
     done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), tmp_path / "empty", tmp_path / "empty",
-                           tmp_path / "out", "alpha:fast"], capture_output=True, text=True, timeout=60)
+                           tmp_path / "out", "serial:opt"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such program" in done.stderr
