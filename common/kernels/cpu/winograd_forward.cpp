@@ -391,17 +391,13 @@ void elementwise_output_transform(const WinogradConv& w, const float* v, float* 
     }
 }
 
-template <const ConvSpec& S>
-constexpr int lanes(int images) {
-  return images * (S.out_side() / kOut) * (S.out_side() / kOut);
+template <const ConvSpec& S, int G>
+constexpr std::size_t v_floats() {  // v_offset's layout
+  return std::size_t(Geometry<S, G>::NV) * S.in_channels * block_stride(16);
 }
-template <const ConvSpec& S>
-std::size_t v_floats(int images) {  // v_offset's layout
-  return std::size_t(lanes<S>(images) / 16) * S.in_channels * block_stride(16);
-}
-template <const ConvSpec& S>
-std::size_t m_floats(int images) {  // M[f][e][lanes], filters block_stride apart
-  return std::size_t(S.filters) * block_stride(lanes<S>(images));
+template <const ConvSpec& S, int G>
+constexpr std::size_t m_floats() {  // M[f][e][lanes], filters block_stride apart
+  return std::size_t(S.filters) * block_stride(Geometry<S, G>::L);
 }
 
 // conv1 of image g, in1 -> in2, lane vectors lv_first .. lv_last - 1 (16 tiles each).
@@ -460,8 +456,8 @@ PackedNetwork::PackedNetwork(const Network& net)
     : direct(net), conv1(net.conv1), conv2(net.conv2), conv3(net.conv3) {}
 
 Scratch::Scratch()
-    : v(std::max({v_floats<kConv1>(1), v_floats<kConv2>(kImageGroup2), v_floats<kConv3>(kImageGroup3)})),
-      m(std::max(m_floats<kConv2>(kImageGroup2), m_floats<kConv3>(kImageGroup3))) {}
+    : v(std::max({v_floats<kConv1, 1>(), v_floats<kConv2, kImageGroup2>(), v_floats<kConv3, kImageGroup3>()})),
+      m(std::max(m_floats<kConv2, kImageGroup2>(), m_floats<kConv3, kImageGroup3>())) {}
 
 void input_transform1(const PackedNetwork&, Scratch& s) { input1(s, 0, 0, Geometry<kConv1, 1>::NV); }
 void elementwise_output_transform1(const PackedNetwork& n, Scratch& s) {
