@@ -90,7 +90,7 @@ def main(argv):
             print(",".join(_variants(args, chosen, listed)))
             return cli.EXIT_OK
     if args.cmake_off:
-        print(" ".join(f"-DWITH_{n.upper()}=OFF" for n in every if n not in chosen))
+        print(" ".join(manifests.cmake_off(chosen)))
     elif args.cmake_on:
         print(" ".join(f"-DWITH_{n.upper()}=ON" for n in chosen))
     elif args.libraries:

@@ -68,3 +68,7 @@ def history_set():
     return tuple(f"{name}:{v}" for name, m in manifests().items()
                  for v in (m.get("history") if isinstance(m.get("history"), list) else []))
 
+
+def cmake_off(chosen):
+    """-DWITH_<NAME>=OFF for every backend not in `chosen` (names): how a build leaves them out."""
+    return [f"-DWITH_{name.upper()}=OFF" for name in manifests() if name not in chosen]
