@@ -23,9 +23,16 @@ namespace cnn {
 // What a variant's arithmetic runs on and how much of it there is, so that efficiency is measured against
 // the right peak: Winograd executes fewer FLOP than the network's direct convolution (kFlopsPerImage, the
 // "useful" FLOP every variant is credited with), 3xFP16 executes three tensor-core products per useful one.
+struct ArithmeticPart {
+  std::string unit;
+  double flop_per_image = 0;
+};
 struct Arithmetic {
   std::string unit = "fp32_fma";  // "fp32_fma", "fp16_tensor", "tf32_tensor"
-  double flop_per_image = 0;      // executed FLOP per image; 0: kFlopsPerImage (direct convolution)
+  double flop_per_image = 0;      // executed FLOP per image on `unit`; 0: kFlopsPerImage (direct convolution)
+  // Executed FLOP per image on other units, where layers run on different ones (cuda:winograd_mma:
+  // conv1 on the tensor cores); architectural efficiency then weighs each part by its own unit's peak.
+  std::vector<ArithmeticPart> other_units{};
 };
 
 struct VariantInfo {

@@ -8,21 +8,28 @@
 namespace cnn {
 namespace {
 
-std::string padded(const std::string& name) { return name + std::string(std::max<int>(1, 23 - int(name.size())), ' '); }
-
 std::string list_text(const std::vector<RegistryEntry>& registry) {
-  std::string s = "backend:variant        built  runnable here\n";
+  struct Row {
+    std::string name, text;  // text: what follows the name column
+  };
+  std::vector<Row> rows;
   for (const auto& entry : registry) {
     if (!entry.make) {
-      s += padded(entry.name) + "no     no: " + entry.not_built_reason + "\n";
+      rows.push_back({entry.name, "no     no: " + entry.not_built_reason + "\n"});
       continue;
     }
     const auto b = entry.make();
     const Availability a = b->availability();
     for (const auto& v : b->variants())
-      s += padded(entry.name + ":" + v.name) + "yes    " + (a.runnable ? "yes (" + a.device + ")" : "no: " + a.reason) +
-           "\n       " + v.description + "\n";
+      rows.push_back({entry.name + ":" + v.name, "yes    " + (a.runnable ? "yes (" + a.device + ")" : "no: " + a.reason) +
+                                                     "\n       " + v.description + "\n"});
   }
+  // The name column as wide as the longest name (at least the header's), one space after it.
+  std::size_t width = std::string("backend:variant       ").size();
+  for (const Row& r : rows) width = std::max(width, r.name.size());
+  const auto padded = [&](const std::string& name) { return name + std::string(width + 1 - name.size(), ' '); };
+  std::string s = padded("backend:variant") + "built  runnable here\n";
+  for (const Row& r : rows) s += padded(r.name) + r.text;
   return s;
 }
 

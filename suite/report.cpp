@@ -61,10 +61,19 @@ json run_to_json(const RunRecord& r) {
                      {"samples", r.forward_samples_ms}};
   j["images_per_s"] = r.images_per_s();
   j["gflop_per_s"] = r.images_per_s() * kFlopsPerImage / 1e9;  // useful: direct-convolution FLOP
-  const double executed = r.arithmetic.flop_per_image > 0 ? r.arithmetic.flop_per_image : kFlopsPerImage;
+  // parts: the executed FLOP per image on each unit (the first on `unit`); executed_*: their sum.
+  const double main_part = r.arithmetic.flop_per_image > 0 ? r.arithmetic.flop_per_image : kFlopsPerImage;
+  double executed = main_part;
+  json parts = json::array();
+  parts.push_back({{"unit", r.arithmetic.unit}, {"executed_flop_per_image", main_part}});
+  for (const ArithmeticPart& part : r.arithmetic.other_units) {
+    parts.push_back({{"unit", part.unit}, {"executed_flop_per_image", part.flop_per_image}});
+    executed += part.flop_per_image;
+  }
   j["arithmetic"] = {{"unit", r.arithmetic.unit},
                      {"executed_flop_per_image", executed},
-                     {"executed_gflop_per_s", r.images_per_s() * executed / 1e9}};
+                     {"executed_gflop_per_s", r.images_per_s() * executed / 1e9},
+                     {"parts", parts}};
   j["accuracy"] = r.accuracy;
   const Validation& v = r.validation;
   j["validation"] = {{"reference", "fp64"},

@@ -99,6 +99,8 @@ class Run:
     reported_variant: str = ""  # the name the report used, where the variant was renamed since
     arith_unit: str = ""  # the unit its arithmetic ran on (report's arithmetic.unit; "" in older reports)
     executed_gflop_per_s: float = 0.0  # the FLOP it executed per second (0: not recorded)
+    # (unit, executed GFLOP/s on it) per unit its arithmetic ran on: arithmetic.parts, or the one unit
+    arith_parts: tuple = ()
     platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
     machine_load: dict = field(default_factory=dict)  # the suite's load readings (numbers only): gate.busy_reason
     mpi: dict = field(default_factory=dict)  # a run under mpirun: ranks, mode, aggregate_images_per_s (_mpi_of)
@@ -158,6 +160,18 @@ class Report:
 
 def _is_number(x):
     return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _arith_parts(arith, executed, ips):
+    """((unit, executed GFLOP/s), ...) of a report's `arithmetic`: its `parts` where every one names a unit
+    and a positive FLOP count, else the one `unit` with all of `executed`; () where neither is recorded."""
+    parts = arith.get("parts")
+    if isinstance(parts, list) and parts and all(
+            isinstance(q, dict) and isinstance(q.get("unit"), str) and _number(q, "executed_flop_per_image") > 0
+            for q in parts):
+        return tuple((q["unit"], ips * _number(q, "executed_flop_per_image") / 1e9) for q in parts)
+    unit = arith.get("unit")
+    return ((unit, ips * executed / 1e9),) if isinstance(unit, str) and unit and executed > 0 else ()
 
 
 def _number(obj, key, default=0.0, where=None):
@@ -275,12 +289,14 @@ def _parse_run(path, i, r, machine, meta):
     variant = identity.current_variant(r["backend"], r["variant"])
     arith = r.get("arithmetic") if isinstance(r.get("arithmetic"), dict) else {}
     executed = _number(arith, "executed_flop_per_image")
+    arith_parts = _arith_parts(arith, executed, ips)
     run = Run(
         backend=r["backend"],
         variant=variant,
         reported_variant=r["variant"],
         arith_unit=arith.get("unit") if isinstance(arith.get("unit"), str) else "",
         executed_gflop_per_s=ips * executed / 1e9 if executed > 0 else 0.0,
+        arith_parts=arith_parts,
         images=images,
         forward_ms=float(median),
         device=r.get("device") if isinstance(r.get("device"), str) else "",

@@ -14,7 +14,9 @@ Two efficiencies, at one image count:
   application    the fastest entry of any model on platform i / model a's entry
   architectural  a's executed GFLOP/s / platform i's measured peak of the unit a runs on (the report's
                  `arithmetic`: Winograd executes fewer FLOP than direct convolution, 3xFP16 three tensor
-                 products per useful one); runs whose report predates `arithmetic` have none.
+                 products per useful one); runs whose report predates `arithmetic` have none. A run whose
+                 layers use several units (arithmetic.parts) is credited with the time its executed FLOP
+                 would take at each unit's peak, over the time it took: sum of GFLOP/s on u / peak of u.
 Peaks, measured and kept beside the reports: gpu_peak.json (benchmarks/gpu_peak.cu: FP32 FMA, TF32 and
 FP16 tensor) for the GPU it names; fma_peak.json (benchmarks/fma_peak, all threads) for the CPU platform
 of the suite reports in its folder; else a report meta's `peak_gflops` (FP32 FMA) for its platforms.
@@ -181,6 +183,13 @@ def _fma_peak(path):
 # ---- the verdict
 
 
+def _architectural(run, peaks):
+    """The run's executed FLOP rate on each of its units over that unit's peak, summed (one unit: executed
+    GFLOP/s / its peak); None where the report records no arithmetic or a unit's peak is not known."""
+    shares = [rate / peaks[unit][0] if unit in peaks and peaks[unit][0] else None for unit, rate in run.arith_parts]
+    return sum(shares) if shares and None not in shares else None
+
+
 def image_counts(runs):
     """Image counts in the data, those with the most platforms first (ties: the larger)."""
     plats = {}
@@ -221,7 +230,7 @@ def verdict(runs, images=None, platform_ids=None):
         fastest = min(r.forward_ms for r in best.values())
         for model, r in best.items():
             peak = p.peaks.get(r.arith_unit, (None, ""))[0] if r.arith_unit else None
-            arch = r.executed_gflop_per_s / peak if peak and r.executed_gflop_per_s > 0 else None
+            arch = _architectural(r, p.peaks)
             entries[(model, p.id)] = Entry(r, fastest / r.forward_ms, arch, peak)
     models = []
     for p in order:

@@ -24,7 +24,7 @@ H200 = dict(XEON, gpu={"gpu_name": "NVIDIA H200"})
 
 
 def run_of(backend, variant, ms, threads=1, device="CPU", gpu=None, unit="fp32_fma", executed=7.84e6,
-           passed=True, images=1000):
+           passed=True, images=1000, parts=None):
     r = copy.deepcopy(BASE["runs"][0])
     r.update(backend=backend, variant=variant, threads=threads, device=device, images=images,
              distinct_images=images)
@@ -33,6 +33,8 @@ def run_of(backend, variant, ms, threads=1, device="CPU", gpu=None, unit="fp32_f
     r["gflop_per_s"] = r["images_per_s"] * 7.84e6 / 1e9
     r["arithmetic"] = {"unit": unit, "executed_flop_per_image": executed,
                        "executed_gflop_per_s": r["images_per_s"] * executed / 1e9}
+    if parts:  # [(unit, executed FLOP per image)]: layers on several units
+        r["arithmetic"]["parts"] = [{"unit": u, "executed_flop_per_image": f} for u, f in parts]
     r["validation"] = dict(r["validation"], passed=passed)
     r["device_info"] = {"gpu_name": gpu} if gpu else {}
     r.pop("layers_ms", None)
@@ -128,6 +130,23 @@ def test_architectural_efficiency_against_the_units_peak(results):
     assert v.efficiency("kokkos", h200, "architectural") == pytest.approx(5000 / 50000)
     assert v.efficiency("openmp", epyc, "architectural") is None  # no peak measured for that CPU
     assert all((e.architectural or 0) <= 1 for e in v.entries.values())
+
+
+def test_architectural_efficiency_of_layers_on_two_units(results):
+    """A run whose conv1 is on the tensor cores and the rest on the FP32 units is credited per unit: the
+    time each part's FLOP takes at its unit's peak, not all of them at one peak."""
+    write(results / "h200" / "hybrid.json", H200, [
+        run_of("cuda", "winograd_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+               executed=6.5e6, parts=[("fp32_fma", 1.6e6), ("fp16_tensor", 4.9e6)])])
+    v = verdict(results)
+    h200 = v.ids()[2]
+    # 1000 images / 0.05 ms = 2e7 images/s: 32 TFLOP/s of a 50 TFLOP/s FP32 peak + 98 of a 400 tensor peak
+    assert v.efficiency("cuda", h200, "architectural") == pytest.approx(32 / 50 + 98 / 400)
+    # without its parts the same run would be all FP32 FMA: 130 TFLOP/s of 50, over 100 %
+    write(results / "h200" / "hybrid.json", H200, [
+        run_of("cuda", "winograd_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+               executed=6.5e6)])
+    assert verdict(results).efficiency("cuda", h200, "architectural") == pytest.approx(130 / 50)
 
 
 def test_report_portability_json_and_markdown(results, tmp_path):
