@@ -30,8 +30,8 @@ struct ArithmeticPart {
 struct Arithmetic {
   std::string unit = "fp32_fma";  // "fp32_fma", "fp16_tensor", "tf32_tensor"
   double flop_per_image = 0;      // executed FLOP per image on `unit`; 0: kFlopsPerImage (direct convolution)
-  // Executed FLOP per image on other units, where layers run on different ones (cuda:winograd_mma:
-  // conv1 on the tensor cores); architectural efficiency then weighs each part by its own unit's peak.
+  // Executed FLOP per image on other units, where layers run on different ones (conv1 on the tensor cores,
+  // the rest on the FP32 units); architectural efficiency then weighs each part by its own unit's peak.
   std::vector<ArithmeticPart> other_units{};
 };
 

@@ -1,5 +1,5 @@
 // The 3xFP16 arithmetic of the tensor-core variants that use FP16 tiles (cuda:fused_fp16x3's whole network,
-// cuda:winograd_mma's conv1): an operand x = hi + lo, hi = x rounded to FP16 and lo = x - hi rounded to
+// cuda:winograd_conv1_mma's conv1): an operand x = hi + lo, hi = x rounded to FP16 and lo = x - hi rounded to
 // FP16 (22 significant bits together); a * b = a_lo * b_hi + a_hi * b_lo + a_hi * b_hi (small terms first,
 // FP32 accumulation), leaving out a_lo * b_lo (about 2^-22 relative). It is the Arith policy of
 // cuda_fused_mma.cuh's implicit GEMMs.

@@ -77,7 +77,8 @@ def markdown(v):
         for i in v.ids():
             e = v.entry(m, i)
             a = e.architectural if e else None
-            cells.append(f"{pct(a)} {UNIT_NAMES.get(e.run.arith_unit, '')}".strip() if a is not None else "–")
+            units = " + ".join(UNIT_NAMES.get(u, u) for u, _ in e.run.arith_parts) if e else ""
+            cells.append(f"{pct(a)} {units}".strip() if a is not None else "–")
         lines.append(f"| {cell(m)} | {' | '.join(cells)} | {len(v.supported(m, None, 'architectural'))} of {n} | "
                      f"{pct(v.pp(m, None, 'architectural'))} | {pct(v.pp_supported(m, None, 'architectural'))} |")
     left = "; ".join(f"{k}: {c}" for k, c in sorted(v.left_out.items()))
@@ -89,8 +90,8 @@ def markdown(v):
               "the model has no entry on one), and over the platforms it supports, the CPUs, the GPUs",
               "- architectural efficiency: the FLOP the entry executes per second / the platform's measured peak "
               "of the unit it runs on (Winograd executes fewer FLOP than the direct convolution; 3xFP16 three "
-              "tensor-core products per useful one); – where the report predates that record or no peak was "
-              "measured"]
+              "tensor-core products per useful one; an entry on two units adds each unit's share of its own "
+              "peak); – where the report predates that record or no peak was measured"]
     if left:
         lines.append(f"- not entries: {cell(left)}")
     return "\n".join(lines) + "\n"

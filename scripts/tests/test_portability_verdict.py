@@ -136,7 +136,7 @@ def test_architectural_efficiency_of_layers_on_two_units(results):
     """A run whose conv1 is on the tensor cores and the rest on the FP32 units is credited per unit: the
     time each part's FLOP takes at its unit's peak, not all of them at one peak."""
     write(results / "h200" / "hybrid.json", H200, [
-        run_of("cuda", "winograd_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+        run_of("cuda", "winograd_conv1_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
                executed=6.5e6, parts=[("fp32_fma", 1.6e6), ("fp16_tensor", 4.9e6)])])
     v = verdict(results)
     h200 = v.ids()[2]
@@ -144,7 +144,7 @@ def test_architectural_efficiency_of_layers_on_two_units(results):
     assert v.efficiency("cuda", h200, "architectural") == pytest.approx(32 / 50 + 98 / 400)
     # without its parts the same run would be all FP32 FMA: 130 TFLOP/s of 50, over 100 %
     write(results / "h200" / "hybrid.json", H200, [
-        run_of("cuda", "winograd_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+        run_of("cuda", "winograd_conv1_mma", 0.05, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
                executed=6.5e6)])
     assert verdict(results).efficiency("cuda", h200, "architectural") == pytest.approx(130 / 50)
 
