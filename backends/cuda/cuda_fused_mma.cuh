@@ -148,6 +148,29 @@ __device__ __forceinline__ float pool_rows_then_lanes(const float (&c)[4], int e
   return fmaxf(v + bias, 0.0f);
 }
 
+// conv1 of one pooled row py of an image whose padded planes start at `planes` (a warp item): the implicit
+// GEMM, then store(f, h, v) for each of the lane's pooling windows, v being the window's maximum for filter f
+// at pooled column 2g + h (g = lane / 4), before the 1/255 scale, the bias and ReLU. m-tile c's rows g are
+// conv pixels (2py, 4g + c), rows g + 8 the row below, so window (py, 2g + h) is in m-tiles 2h and 2h + 1.
+template <class A, class Store>
+__device__ __forceinline__ void conv1_pooled_row(const std::uint32_t* planes, int py, const typename A::Offsets* offsets,
+                                                 const typename A::Frag* frag, int lane, Store store) {
+  using Lay = Layout<A>;
+  using G = typename Lay::Conv1;
+  const int g = lane / 4, q = lane % 4;
+  float acc[Lay::kMt1][G::kNTiles][4] = {};
+  A::template mma_conv<Lay::kMt1, G::kNTiles, false, typename Lay::Rows1>(planes + 2 * py * Lay::kS1 + 4 * g, offsets,
+                                                                         frag, G::kSteps, lane, acc);
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int n = 0; n < G::kNTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        store(kMmaN * n + 2 * q + e, h, fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
+                                              fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e])));
+}
+
 __constant__ float c_b1[kConv1.filters];
 __constant__ float c_b2[kConv2.filters];
 __constant__ float c_b3[kConv3.filters];
@@ -209,26 +232,13 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __syncthreads();
 
-    // conv1 + ReLU + pool. Warp item (image, pooled row py): m-tile c's rows g are conv pixels
-    // (2py, 4g + c), rows g + 8 the row below, so window (py, 2g + h) is in m-tiles 2h and 2h + 1.
+    // conv1 + ReLU + pool. Warp item (image, pooled row py).
     for (int item = warp; item < valid * Lay::kItems1; item += kWarps) {
       const int b = item / Lay::kItems1, py = item % Lay::kItems1;
-      float acc[Lay::kMt1][Conv1::kNTiles][4] = {};
-      A::template mma_conv<Lay::kMt1, Conv1::kNTiles, false, typename Lay::Rows1>(
-          img_base + b * kImage + 2 * py * kS1 + 4 * g, off1, frag1, Conv1::kSteps, lane, acc);
       std::uint32_t* out = img_base + b * kImage + kIn1;
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int n = 0; n < Conv1::kNTiles; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int f = kMmaN * n + 2 * q + e;
-            const float v = fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
-                                  fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e]));
-            out[f * Conv2::kPlane + (py + 2) * kP2 + 2 * g + h + 2] =
-                A::store(fmaxf(v * (1.0f / 255.0f) + c_b1[f], 0.0f));
-          }
+      conv1_pooled_row<A>(img_base + b * kImage, py, off1, frag1, lane, [&](int f, int h, float v) {
+        out[f * Conv2::kPlane + (py + 2) * kP2 + 2 * g + h + 2] = A::store(fmaxf(v * (1.0f / 255.0f) + c_b1[f], 0.0f));
+      });
     }
     __syncthreads();
 

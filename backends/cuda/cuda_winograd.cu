@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const auto* frag = reinterpret_cast<const uint4*>(words);
   auto* offsets = reinterpret_cast<A::Offsets*>(words + kOffOffsets);
   std::uint32_t* planes = words + kOffImages;
-  const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
+  const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4;
   for (int i = t; i < G::kFragWords / 4; i += kThreads)
     reinterpret_cast<uint4*>(words)[i] = __ldg(reinterpret_cast<const uint4*>(fragments) + i);
   for (int i = t; i < G::kOffsets; i += kThreads) {
@@ -411,24 +411,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     }
     __syncthreads();
 
-    // Warp item (image, pooled row py), as in fused_mma_kernel: window (py, 2g + h) is in m-tiles 2h, 2h + 1.
-    for (int item = warp; item < valid * Lay::kItems1; item += kWarps) {
+    for (int item = warp; item < valid * Lay::kItems1; item += kWarps) {  // a pooled row of an image
       const int b = item / Lay::kItems1, py = item % Lay::kItems1;
-      float acc[Lay::kMt1][G::kNTiles][4] = {};
-      A::template mma_conv<Lay::kMt1, G::kNTiles, false, typename Lay::Rows1>(
-          planes + b * kIn + 2 * py * Lay::kS1 + 4 * g, offsets, frag, G::kSteps, lane, acc);
       float* out = output + (std::size_t(first) + b) * kPooled + py * kPooledSide + 2 * g;
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int n = 0; n < G::kNTiles; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int f = fused_mma::kMmaN * n + 2 * q + e;
-            const float v = fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
-                                  fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e]));
-            out[f * kPooledSide * kPooledSide + h] = fmaxf(v * (1.0f / 255.0f) + c_bias1[f], 0.0f);
-          }
+      fused_mma::conv1_pooled_row<A>(planes + b * kIn, py, offsets, frag, lane, [&](int f, int h, float v) {
+        out[f * kPooledSide * kPooledSide + h] = fmaxf(v * (1.0f / 255.0f) + c_bias1[f], 0.0f);
+      });
     }
   }
 }
