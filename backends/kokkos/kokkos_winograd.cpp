@@ -98,7 +98,13 @@ KOKKOS_INLINE_FUNCTION void pool_store(const float* __restrict__ y, int a, int b
 constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the host blocks compile anywhere)
 // Filters per pass of the fused element-wise + output stage (conv1; accumulators in registers: FP vectors).
 template <class Sh>
-constexpr int kHostFP = 8;
+constexpr int kHostFP = 4;
+
+// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels, so that the
+// input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1 sets,
+// as 1 KB apart (conv2, C = 16) they would.
+template <class Sh>
+constexpr int kHostVe = (Sh::channels + 1) * kL;
 
 // V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
 // (x = BT d, column by column), then columns (V = x B).
@@ -111,7 +117,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const flo
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, C * kL>(&x[k][0][0], v + (k * 8 * C + c) * kL);
+    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + k * 8 * kHostVe<Sh> + c * kL);
   }
 }
 
@@ -129,7 +135,7 @@ KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const 
   }
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
   for (int c = 0; c < C; ++c) {
-    const float* vc = v + (e * C + c) * kL;
+    const float* vc = v + e * kHostVe<Sh> + c * kL;
     const float* uc = u + (e * C + c) * F + f0;
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
     for (int q = 0; q < FB; ++q) {
@@ -146,18 +152,77 @@ KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const 
   }
 }
 
-// Filters f0 .. f0 + FP - 1 of tile (ty, tx): element-wise sums column by column, p = AT M, then Y = p A,
-// pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
+// acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters (First: acc := the sum). The channel
+// loop is unrolled (conv1 has 3), so the first product initialises the accumulators instead of a zeroing pass.
+template <class Sh, int FP, bool First>
+KOKKOS_INLINE_FUNCTION void madd_host(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
+                                      float (&acc)[FP][kL]) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+  for (int c = 0; c < C; ++c) {
+    const float* vc = v + e * kHostVe<Sh> + c * kL;
+    const float* uc = u + (e * C + c) * F + f0;
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int q = 0; q < FP; ++q) {
+      const float w = uc[q];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // the vectoriser's: one 16-wide FMA
+      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = First && c == 0 ? w * vc[ln] : acc[q][ln] + w * vc[ln];
+    }
+  }
+}
+
+// Column l of (AT M) for FP filters, y[i][q][lane], M's sums computed where the column pass needs them: rows
+// 2 pair + 1 and 2 pair + 2 of M hold the points +-a (at_apply's pairing), so output row i takes a^i times
+// their sum (i even) or difference (i odd); folded in pair by pair, 4 accumulators per filter stay live rather
+// than the column's 8 sums, and M is never stored. Rows 0 and 7 feed their one output row directly.
+template <class Sh, int FP>
+KOKKOS_INLINE_FUNCTION void column_sums_host(const float* __restrict__ v, const float* __restrict__ u, int l, int f0,
+                                             float (&y)[winograd::kOut][FP][kL]) {
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 3)
+  for (int pair = 0; pair < 3; ++pair) {
+    float m0[FP][kL], m1[FP][kL];
+    madd_host<Sh, FP, true>(v, u, (2 * pair + 1) * 8 + l, f0, m0);
+    madd_host<Sh, FP, true>(v, u, (2 * pair + 2) * 8 + l, f0, m1);
+    const float a1 = at_coefficient(1, 2 * pair + 1), a2 = at_coefficient(2, 2 * pair + 1),
+                a3 = at_coefficient(3, 2 * pair + 1);
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int q = 0; q < FP; ++q) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+      for (int ln = 0; ln < kL; ++ln) {
+        const float sum = m0[q][ln] + m1[q][ln], diff = m0[q][ln] - m1[q][ln];
+        if (pair == 0) {
+          y[0][q][ln] = sum, y[1][q][ln] = diff, y[2][q][ln] = sum, y[3][q][ln] = diff;
+        } else {
+          y[0][q][ln] += sum;
+          y[1][q][ln] += a1 * diff;
+          y[2][q][ln] += a2 * sum;
+          y[3][q][ln] += a3 * diff;
+        }
+      }
+    }
+  }
+  madd_host<Sh, FP, false>(v, u, l, f0, y[0]);
+  madd_host<Sh, FP, false>(v, u, 7 * 8 + l, f0, y[3]);
+}
+
+// Filters f0 .. f0 + FP - 1 of tile (ty, tx): p = AT M column by column (column_sums_host), then Y = p A, pool,
+// bias, ReLU into the padded planes `out` (side OP, interior at opad).
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
                                                                           float* out, int ty, int tx, int f0) {
   constexpr int FP = kHostFP<Sh>;
   float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
   for (int l = 0; l < 8; ++l) {
-    float m[8][FP][kL];
-    for (int i = 0; i < 8; ++i) elementwise_sums<Sh, FP>(v, u, 8 * i + l, f0, &m[i][0][0]);  // column l of M
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FP; ++q) at_apply<kL, FP * kL, 8 * kL>(&m[0][q][0], &p[q][0][l][0]);
+    float y[winograd::kOut][FP][kL];
+    column_sums_host<Sh, FP>(v, u, l, f0, y);
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+    for (int i = 0; i < winograd::kOut; ++i) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+      for (int q = 0; q < FP; ++q) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) p[q][i][l][ln] = y[i][q][ln];
+      }
+    }
   }
   for (int q = 0; q < FP; ++q) {
     float y[4][4][kL];
@@ -237,16 +302,28 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes
   }
 }
 
-// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes.
+// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes. Row by row: each image's row
+// converted on its own (contiguous bytes: vector conversions), then the 16 rows interleaved, x by x (a store
+// group of 16 that GCC builds with vector permutes), rather than one byte load and conversion per lane.
 template <int P, int pad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_t* const (&src)[kL], float* in1) {
   constexpr int S = kImageSide;
   for (int c = 0; c < kImageChannels; ++c)
-    for (int y = 0; y < S; ++y)
-      for (int x = 0; x < S; ++x) {
-        float* dst = in1 + ((c * P + y + pad) * P + x + pad) * kL;
-        for (int l = 0; l < kL; ++l) dst[l] = normalise_pixel_fp32(src[l][(c * S + y) * S + x]);
+    for (int y = 0; y < S; ++y) {
+      float rows[kL][S];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 16)
+      for (int l = 0; l < kL; ++l) {
+        const std::uint8_t* row = src[l] + (c * S + y) * S;
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int x = 0; x < S; ++x) rows[l][x] = normalise_pixel_fp32(row[x]);
       }
+      float* dst = in1 + ((c * P + y + pad) * P + pad) * kL;
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+      for (int x = 0; x < S; ++x) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 16)
+        for (int l = 0; l < kL; ++l) dst[x * kL + l] = rows[l][x];
+      }
+    }
 }
 
 // FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
@@ -254,16 +331,20 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::ui
 template <int L>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
                                                                   float* probs, int real) {
+  // All classes at once: each pooled vector is loaded once for its 10 FMAs (10 accumulators in registers).
   float logits[kClasses][L];
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 10)
   for (int o = 0; o < kClasses; ++o) {
-    float acc[L];
-    for (int l = 0; l < L; ++l) acc[l] = fb[o];
-    for (int k = 0; k < kFcInputs; ++k) {
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+    for (int l = 0; l < L; ++l) logits[o][l] = fb[o];
+  }
+  for (int k = 0; k < kFcInputs; ++k) {
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 10)
+    for (int o = 0; o < kClasses; ++o) {
       const float w = fw[o * kFcInputs + k];
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-      for (int l = 0; l < L; ++l) acc[l] += w * pooled[k * L + l];
+      for (int l = 0; l < L; ++l) logits[o][l] += w * pooled[k * L + l];
     }
-    for (int l = 0; l < L; ++l) logits[o][l] = acc[l];
   }
   for (int l = 0; l < real; ++l) {
     float z[kClasses];
@@ -276,7 +357,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* p
 constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
 constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
-constexpr int kHostV = kE * Shape3::channels * kL;  // the largest C
+constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
 constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
 static_assert(!kHostTiling || kLanes == kL);
