@@ -26,6 +26,7 @@
 //   would take 42.5 KB).
 #include "common/kernels/cpu/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
+#include "backends/kokkos/kokkos_winograd_session.hpp"
 #include "common/flush_denormals.hpp"
 #include "common/registry.hpp"
 
@@ -121,53 +122,42 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const flo
   }
 }
 
-// Element e of M for filters f0 .. f0 + FB - 1, summed over the channels with FB filters' accumulators in
-// registers (each V load feeding FB FMAs): out[q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane].
+// acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
+// broadcast of U each; accumulators in registers). First: acc := the sum, for conv1, whose 3 channels the loop
+// unrolls completely, so that the first product initialises the accumulators instead of a zeroing pass.
+template <class Sh, int FP, bool First>
+KOKKOS_INLINE_FUNCTION void madd_host(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
+                                      float (&acc)[FP][kL]) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  static_assert(!First || C <= 8, "First needs the channel loop unrolled completely");
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+  for (int c = 0; c < C; ++c) {
+    const float* vc = v + e * kHostVe<Sh> + c * kL;
+    const float* uc = u + (e * C + c) * F + f0;
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
+    for (int q = 0; q < FP; ++q) {
+      const float w = uc[q];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // the vectoriser's: one 16-wide FMA
+      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = First && c == 0 ? w * vc[ln] : acc[q][ln] + w * vc[ln];
+    }
+  }
+}
+
+// Element e of M for filters f0 .. f0 + FB - 1: out[q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane].
 template <class Sh, int FB>
 KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
                                              float* __restrict__ out) {
-  constexpr int C = Sh::channels, F = Sh::filters;
   float acc[FB][kL];
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
     for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
   }
-  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-  for (int c = 0; c < C; ++c) {
-    const float* vc = v + e * kHostVe<Sh> + c * kL;
-    const float* uc = u + (e * C + c) * F + f0;
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FB; ++q) {
-      const float w = uc[q];
-      // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
-      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-      for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
-    }
-  }
+  madd_host<Sh, FB, false>(v, u, e, f0, acc);
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
     for (int ln = 0; ln < kL; ++ln) out[q * kL + ln] = acc[q][ln];
-  }
-}
-
-// acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters (First: acc := the sum). The channel
-// loop is unrolled (conv1 has 3), so the first product initialises the accumulators instead of a zeroing pass.
-template <class Sh, int FP, bool First>
-KOKKOS_INLINE_FUNCTION void madd_host(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
-                                      float (&acc)[FP][kL]) {
-  constexpr int C = Sh::channels, F = Sh::filters;
-  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-  for (int c = 0; c < C; ++c) {
-    const float* vc = v + e * kHostVe<Sh> + c * kL;
-    const float* uc = u + (e * C + c) * F + f0;
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int q = 0; q < FP; ++q) {
-      const float w = uc[q];
-      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // the vectoriser's: one 16-wide FMA
-      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = First && c == 0 ? w * vc[ln] : acc[q][ln] + w * vc[ln];
-    }
   }
 }
 
@@ -183,20 +173,16 @@ KOKKOS_INLINE_FUNCTION void column_sums_host(const float* __restrict__ v, const 
     float m0[FP][kL], m1[FP][kL];
     madd_host<Sh, FP, true>(v, u, (2 * pair + 1) * 8 + l, f0, m0);
     madd_host<Sh, FP, true>(v, u, (2 * pair + 2) * 8 + l, f0, m1);
-    const float a1 = at_coefficient(1, 2 * pair + 1), a2 = at_coefficient(2, 2 * pair + 1),
-                a3 = at_coefficient(3, 2 * pair + 1);
+    const float a = at_coefficient(1, 2 * pair + 1), power[4] = {1.0f, a, a * a, a * a * a};
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int q = 0; q < FP; ++q) {
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
       for (int ln = 0; ln < kL; ++ln) {
         const float sum = m0[q][ln] + m1[q][ln], diff = m0[q][ln] - m1[q][ln];
-        if (pair == 0) {
-          y[0][q][ln] = sum, y[1][q][ln] = diff, y[2][q][ln] = sum, y[3][q][ln] = diff;
-        } else {
-          y[0][q][ln] += sum;
-          y[1][q][ln] += a1 * diff;
-          y[2][q][ln] += a2 * sum;
-          y[3][q][ln] += a3 * diff;
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+        for (int i = 0; i < 4; ++i) {  // a^i times the sum (i even) or the difference (i odd)
+          const float t = power[i] * (i % 2 == 0 ? sum : diff);
+          y[i][q][ln] = pair == 0 ? t : y[i][q][ln] + t;
         }
       }
     }
@@ -540,37 +526,11 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
 
 // ---------------------------------------------------------------------------------------------------------
 
-// U[e][c][f] = (G g GT)[e] of conv layer `layer`, in FP64, stored as float.
-Floats transform_weights(const ConvLayer& layer) {
-  const int C = layer.spec.in_channels, F = layer.spec.filters;
-  std::vector<float> u(std::size_t(kE) * C * F);
-  for (int f = 0; f < F; ++f)
-    for (int c = 0; c < C; ++c) {
-      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps;  // [ky][kx]
-      for (int k = 0; k < winograd::kIn; ++k)
-        for (int l = 0; l < winograd::kIn; ++l) {
-          // Host path U[e][c][f], e = kIn k + l; GPU path U[k][c][f][l].
-          const std::size_t at = kHostTiling ? (std::size_t(k * winograd::kIn + l) * C + c) * F + f
-                                           : ((std::size_t(k) * C + c) * F + f) * winograd::kIn + l;
-          u[at] = float(winograd::transformed_weight(g, k, l));
-        }
-    }
-  return to_view(u, "winograd_u");
-}
-
 constexpr int kScratchFloats = kHostTiling ? kHostScratch : kDevScratch;
-
-// What a team reads and writes.
-struct Args {
-  const std::uint8_t* pixels;
-  float* probs;
-  const float *u[3], *b[3], *fw, *fb;
-  long first, m;  // the launch's images
-};
 
 // The team's kL images (lanes past the last image repeat it) through the host path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs& a, float* s) {
   const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
   (void)ftz;
   const long img0 = a.first + long(team.league_rank()) * kL;
@@ -594,7 +554,7 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, floa
 
 // The team's image through the GPU path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const WinogradArgs& a, float* s) {
   const long img = a.first + team.league_rank();
   float* in2 = s;
   float* in3 = s + kDevIn2;
@@ -615,34 +575,25 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
 using Team = TiledTeamPolicy<kTeamSize, 4, Kokkos::Schedule<Kokkos::Dynamic>>;  // 16-image teams: uneven on a host
 using Member = Team::member_type;
 
-class KokkosWinogradSession final : public KokkosSession {
+class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession> {
  public:
+  // The GPU path reads U as [k][c][f][l] (rows apart), the host path as [e][c][f].
   KokkosWinogradSession(const Network& net, const RunConfig& config)
-      : KokkosSession(net, config, kAllImages) {  // one launch: teams are independent
-    for (int l = 0; l < 3; ++l) u_[l] = transform_weights(net.conv(l));
-  }
-
-  double forward(LayerTimes&) override {
-    return forward_in_chunks([this](long first, long m) { run(first, m); });
-  }
+      : WinogradSession(net, config, !kHostTiling) {}
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
-    const Args args{pixels_.data(), probs_.data(), {u_[0].data(), u_[1].data(), u_[2].data()},
-                    {b_[0].data(), b_[1].data(), b_[2].data()}, fc_w_.data(), fc_b_.data(), first, m};
+    const WinogradArgs args = this->args(first, m);
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
     const int teams = int((m + kLanes - 1) / kLanes);
     Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
-      const Args& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
+      const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
       if constexpr (kHostTiling) forward_host(team, a, s);
       else forward_device(team, a, s);
     });
   }
-
- private:
-  Floats u_[3];  // transformed weights per conv layer
 };
 
 const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
