@@ -288,9 +288,13 @@ void fc_softmax(const Member& team, const float* __restrict__ pooled, const floa
   constexpr int kStep = 32;  // inputs per unrolled step
   static_assert(kFcInputs % kStep == 0);
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, kClasses), [&](int o) {
+    const float b = fb[o];
+    // The bias first, in a pass of its own: a select between it and the running sum kept GCC from vectorising.
+    Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kVL),
+                         [=](int ln) CNN_LANES_INLINE { logits[o * kVL + ln] = b; });
     for (int k0 = 0; k0 < kFcInputs; k0 += kStep) {
       Kokkos::parallel_for(Kokkos::ThreadVectorRange(team, kVL), [=](int ln) CNN_LANES_INLINE {
-        float acc = k0 == 0 ? fb[o] : logits[o * kVL + ln];
+        float acc = logits[o * kVL + ln];
         CNN_LANES_UNROLL
         for (int k = 0; k < kStep; ++k) acc += fw[o * kFcInputs + k0 + k] * pooled[(k0 + k) * kVL + ln];
         logits[o * kVL + ln] = acc;
