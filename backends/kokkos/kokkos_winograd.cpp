@@ -26,6 +26,7 @@
 //   would take 42.5 KB).
 #include "common/kernels/cpu/winograd_f4x5.hpp"
 #include "backends/kokkos/kokkos_session.hpp"
+#include "backends/kokkos/kokkos_winograd_session.hpp"
 #include "common/flush_denormals.hpp"
 #include "common/registry.hpp"
 
@@ -98,7 +99,13 @@ KOKKOS_INLINE_FUNCTION void pool_store(const float* __restrict__ y, int a, int b
 constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the host blocks compile anywhere)
 // Filters per pass of the fused element-wise + output stage (conv1; accumulators in registers: FP vectors).
 template <class Sh>
-constexpr int kHostFP = 8;
+constexpr int kHostFP = 4;
+
+// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels, so that the
+// input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1 sets,
+// as 1 KB apart (conv2, C = 16) they would.
+template <class Sh>
+constexpr int kHostVe = (Sh::channels + 1) * kL;
 
 // V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
 // (x = BT d, column by column), then columns (V = x B).
@@ -111,34 +118,42 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const flo
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
     for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, C * kL>(&x[k][0][0], v + (k * 8 * C + c) * kL);
+    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + k * 8 * kHostVe<Sh> + c * kL);
   }
 }
 
-// Element e of M for filters f0 .. f0 + FB - 1, summed over the channels with FB filters' accumulators in
-// registers (each V load feeding FB FMAs): out[q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane].
+// acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
+// broadcast of U each; accumulators in registers). First: acc := the sum, for conv1, whose 3 channels the loop
+// unrolls completely, so that the first product initialises the accumulators instead of a zeroing pass.
+template <class Sh, int FP, bool First>
+KOKKOS_INLINE_FUNCTION void madd_host(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
+                                      float (&acc)[FP][kL]) {
+  constexpr int C = Sh::channels, F = Sh::filters;
+  static_assert(!First || C <= 8, "First needs the channel loop unrolled completely");
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+  for (int c = 0; c < C; ++c) {
+    const float* vc = v + e * kHostVe<Sh> + c * kL;
+    const float* uc = u + (e * C + c) * F + f0;
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
+    for (int q = 0; q < FP; ++q) {
+      const float w = uc[q];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // the vectoriser's: one 16-wide FMA
+      for (int ln = 0; ln < kL; ++ln) acc[q][ln] = First && c == 0 ? w * vc[ln] : acc[q][ln] + w * vc[ln];
+    }
+  }
+}
+
+// Element e of M for filters f0 .. f0 + FB - 1: out[q][lane] = sum_c U[e][c][f0 + q] V[e][c][lane].
 template <class Sh, int FB>
 KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const float* __restrict__ u, int e, int f0,
                                              float* __restrict__ out) {
-  constexpr int C = Sh::channels, F = Sh::filters;
   float acc[FB][kL];
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
     for (int ln = 0; ln < kL; ++ln) acc[q][ln] = 0.0f;
   }
-  CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-  for (int c = 0; c < C; ++c) {
-    const float* vc = v + (e * C + c) * kL;
-    const float* uc = u + (e * C + c) * F + f0;
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FB; ++q) {
-      const float w = uc[q];
-      // Not unrolled, so that the vectoriser, not the early complete unroller, sees it: 16-wide FMAs.
-      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-      for (int ln = 0; ln < kL; ++ln) acc[q][ln] += w * vc[ln];
-    }
-  }
+  madd_host<Sh, FB, false>(v, u, e, f0, acc);
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
   for (int q = 0; q < FB; ++q) {
     CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
@@ -146,18 +161,54 @@ KOKKOS_INLINE_FUNCTION void elementwise_sums(const float* __restrict__ v, const 
   }
 }
 
-// Filters f0 .. f0 + FP - 1 of tile (ty, tx): element-wise sums column by column, p = AT M, then Y = p A,
-// pool, bias, ReLU into the padded planes `out` (side OP, interior at opad).
+// Column l of (AT M) for FP filters, y[i][q][lane], M's sums computed where the column pass needs them: rows
+// 2 pair + 1 and 2 pair + 2 of M hold the points +-a (at_apply's pairing), so output row i takes a^i times
+// their sum (i even) or difference (i odd); folded in pair by pair, 4 accumulators per filter stay live rather
+// than the column's 8 sums, and M is never stored. Rows 0 and 7 feed their one output row directly.
+template <class Sh, int FP>
+KOKKOS_INLINE_FUNCTION void column_sums_host(const float* __restrict__ v, const float* __restrict__ u, int l, int f0,
+                                             float (&y)[winograd::kOut][FP][kL]) {
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 3)
+  for (int pair = 0; pair < 3; ++pair) {
+    float m0[FP][kL], m1[FP][kL];
+    madd_host<Sh, FP, true>(v, u, (2 * pair + 1) * 8 + l, f0, m0);
+    madd_host<Sh, FP, true>(v, u, (2 * pair + 2) * 8 + l, f0, m1);
+    const float a = at_coefficient(1, 2 * pair + 1), power[4] = {1.0f, a, a * a, a * a * a};
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+    for (int q = 0; q < FP; ++q) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+      for (int ln = 0; ln < kL; ++ln) {
+        const float sum = m0[q][ln] + m1[q][ln], diff = m0[q][ln] - m1[q][ln];
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+        for (int i = 0; i < 4; ++i) {  // a^i times the sum (i even) or the difference (i odd)
+          const float t = power[i] * (i % 2 == 0 ? sum : diff);
+          y[i][q][ln] = pair == 0 ? t : y[i][q][ln] + t;
+        }
+      }
+    }
+  }
+  madd_host<Sh, FP, false>(v, u, l, f0, y[0]);
+  madd_host<Sh, FP, false>(v, u, 7 * 8 + l, f0, y[3]);
+}
+
+// Filters f0 .. f0 + FP - 1 of tile (ty, tx): p = AT M column by column (column_sums_host), then Y = p A, pool,
+// bias, ReLU into the padded planes `out` (side OP, interior at opad).
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
                                                                           float* out, int ty, int tx, int f0) {
   constexpr int FP = kHostFP<Sh>;
   float p[FP][4][8][kL];  // p[q][i][l][lane] = (AT M)[i][l]
   for (int l = 0; l < 8; ++l) {
-    float m[8][FP][kL];
-    for (int i = 0; i < 8; ++i) elementwise_sums<Sh, FP>(v, u, 8 * i + l, f0, &m[i][0][0]);  // column l of M
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 32)
-    for (int q = 0; q < FP; ++q) at_apply<kL, FP * kL, 8 * kL>(&m[0][q][0], &p[q][0][l][0]);
+    float y[winograd::kOut][FP][kL];
+    column_sums_host<Sh, FP>(v, u, l, f0, y);
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+    for (int i = 0; i < winograd::kOut; ++i) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+      for (int q = 0; q < FP; ++q) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) p[q][i][l][ln] = y[i][q][ln];
+      }
+    }
   }
   for (int q = 0; q < FP; ++q) {
     float y[4][4][kL];
@@ -237,16 +288,28 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes
   }
 }
 
-// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes.
+// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes. Row by row: each image's row
+// converted on its own (contiguous bytes: vector conversions), then the 16 rows interleaved, x by x (a store
+// group of 16 that GCC builds with vector permutes), rather than one byte load and conversion per lane.
 template <int P, int pad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::uint8_t* const (&src)[kL], float* in1) {
   constexpr int S = kImageSide;
   for (int c = 0; c < kImageChannels; ++c)
-    for (int y = 0; y < S; ++y)
-      for (int x = 0; x < S; ++x) {
-        float* dst = in1 + ((c * P + y + pad) * P + x + pad) * kL;
-        for (int l = 0; l < kL; ++l) dst[l] = normalise_pixel_fp32(src[l][(c * S + y) * S + x]);
+    for (int y = 0; y < S; ++y) {
+      float rows[kL][S];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 16)
+      for (int l = 0; l < kL; ++l) {
+        const std::uint8_t* row = src[l] + (c * S + y) * S;
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int x = 0; x < S; ++x) rows[l][x] = normalise_pixel_fp32(row[x]);
       }
+      float* dst = in1 + ((c * P + y + pad) * P + pad) * kL;
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+      for (int x = 0; x < S; ++x) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 16)
+        for (int l = 0; l < kL; ++l) dst[x * kL + l] = rows[l][x];
+      }
+    }
 }
 
 // FC (pooled[k][lane], k in pool3's flatten order) and softmax of each real lane. A template, as every host
@@ -254,16 +317,20 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void load_images_host(const std::ui
 template <int L>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* pooled, const float* fw, const float* fb,
                                                                   float* probs, int real) {
+  // All classes at once: each pooled vector is loaded once for its 10 FMAs (10 accumulators in registers).
   float logits[kClasses][L];
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 10)
   for (int o = 0; o < kClasses; ++o) {
-    float acc[L];
-    for (int l = 0; l < L; ++l) acc[l] = fb[o];
-    for (int k = 0; k < kFcInputs; ++k) {
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+    for (int l = 0; l < L; ++l) logits[o][l] = fb[o];
+  }
+  for (int k = 0; k < kFcInputs; ++k) {
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 10)
+    for (int o = 0; o < kClasses; ++o) {
       const float w = fw[o * kFcInputs + k];
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-      for (int l = 0; l < L; ++l) acc[l] += w * pooled[k * L + l];
+      for (int l = 0; l < L; ++l) logits[o][l] += w * pooled[k * L + l];
     }
-    for (int l = 0; l < L; ++l) logits[o][l] = acc[l];
   }
   for (int l = 0; l < real; ++l) {
     float z[kClasses];
@@ -276,7 +343,7 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* p
 constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
 constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
-constexpr int kHostV = kE * Shape3::channels * kL;  // the largest C
+constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
 constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
 static_assert(!kHostTiling || kLanes == kL);
@@ -459,37 +526,11 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
 
 // ---------------------------------------------------------------------------------------------------------
 
-// U[e][c][f] = (G g GT)[e] of conv layer `layer`, in FP64, stored as float.
-Floats transform_weights(const ConvLayer& layer) {
-  const int C = layer.spec.in_channels, F = layer.spec.filters;
-  std::vector<float> u(std::size_t(kE) * C * F);
-  for (int f = 0; f < F; ++f)
-    for (int c = 0; c < C; ++c) {
-      const double* g = layer.weights64.data() + (std::size_t(f) * C + c) * kTaps;  // [ky][kx]
-      for (int k = 0; k < winograd::kIn; ++k)
-        for (int l = 0; l < winograd::kIn; ++l) {
-          // Host path U[e][c][f], e = kIn k + l; GPU path U[k][c][f][l].
-          const std::size_t at = kHostTiling ? (std::size_t(k * winograd::kIn + l) * C + c) * F + f
-                                           : ((std::size_t(k) * C + c) * F + f) * winograd::kIn + l;
-          u[at] = float(winograd::transformed_weight(g, k, l));
-        }
-    }
-  return to_view(u, "winograd_u");
-}
-
 constexpr int kScratchFloats = kHostTiling ? kHostScratch : kDevScratch;
-
-// What a team reads and writes.
-struct Args {
-  const std::uint8_t* pixels;
-  float* probs;
-  const float *u[3], *b[3], *fw, *fb;
-  long first, m;  // the launch's images
-};
 
 // The team's kL images (lanes past the last image repeat it) through the host path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs& a, float* s) {
   const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
   (void)ftz;
   const long img0 = a.first + long(team.league_rank()) * kL;
@@ -513,7 +554,7 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const Args& a, floa
 
 // The team's image through the GPU path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const WinogradArgs& a, float* s) {
   const long img = a.first + team.league_rank();
   float* in2 = s;
   float* in3 = s + kDevIn2;
@@ -534,34 +575,25 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const Args& a, fl
 using Team = TiledTeamPolicy<kTeamSize, 4, Kokkos::Schedule<Kokkos::Dynamic>>;  // 16-image teams: uneven on a host
 using Member = Team::member_type;
 
-class KokkosWinogradSession final : public KokkosSession {
+class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession> {
  public:
+  // The GPU path reads U as [k][c][f][l] (rows apart), the host path as [e][c][f].
   KokkosWinogradSession(const Network& net, const RunConfig& config)
-      : KokkosSession(net, config, kAllImages) {  // one launch: teams are independent
-    for (int l = 0; l < 3; ++l) u_[l] = transform_weights(net.conv(l));
-  }
-
-  double forward(LayerTimes&) override {
-    return forward_in_chunks([this](long first, long m) { run(first, m); });
-  }
+      : WinogradSession(net, config, !kHostTiling) {}
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
-    const Args args{pixels_.data(), probs_.data(), {u_[0].data(), u_[1].data(), u_[2].data()},
-                    {b_[0].data(), b_[1].data(), b_[2].data()}, fc_w_.data(), fc_b_.data(), first, m};
+    const WinogradArgs args = this->args(first, m);
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
     const int teams = int((m + kLanes - 1) / kLanes);
     Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
-      const Args& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
+      const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
       if constexpr (kHostTiling) forward_host(team, a, s);
       else forward_device(team, a, s);
     });
   }
-
- private:
-  Floats u_[3];  // transformed weights per conv layer
 };
 
 const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
