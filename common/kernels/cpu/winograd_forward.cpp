@@ -157,7 +157,10 @@ void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0
         for (int j0 = 0; j0 < kIn; j0 += 4) {
           V16 q[4];
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+          for (int k = 0; k < 4; ++k) {
+            q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+            keep_in_register(q[k]);
+          }
           transpose_quads(q, row + j0);
         }
         bt_apply(row, x[i]);
