@@ -299,12 +299,17 @@ void output_transform_of(Element element, const std::vector<float>& bias, float*
     }
 }
 
-// Step 3 on M as step 2 stored it.
+// Step 3 on M as step 2 stored it, kOutFilters filters per pass: their column passes are independent
+// chains that overlap, and M (out of L1) streams from that many filter blocks at once.
+constexpr int kOutFilters = 4;
 template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   constexpr int L = Geometry<S, G>::L;
-  output_transform_of<S, G, 1>(
-      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load_v16(m + f * block_stride(L) + e * L + 16 * lv); },
+  output_transform_of<S, G, kOutFilters>(
+      [m](int f, int lv, int e, V16(&out)[kOutFilters]) {
+#pragma GCC unroll 4
+        for (int q = 0; q < kOutFilters; ++q) out[q] = load_v16(m + (f + q) * block_stride(L) + e * L + 16 * lv);
+      },
       bias, outs, opad);
 }
 
