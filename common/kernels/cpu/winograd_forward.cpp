@@ -157,7 +157,10 @@ void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0
         for (int j0 = 0; j0 < kIn; j0 += 4) {
           V16 q[4];
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+          for (int k = 0; k < 4; ++k) {
+            q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
+            keep_in_register(q[k]);
+          }
           transpose_quads(q, row + j0);
         }
         bt_apply(row, x[i]);
@@ -296,12 +299,17 @@ void output_transform_of(Element element, const std::vector<float>& bias, float*
     }
 }
 
-// Step 3 on M as step 2 stored it.
+// Step 3 on M as step 2 stored it, kOutFilters filters per pass: their column passes are independent
+// chains that overlap, and M (out of L1) streams from that many filter blocks at once.
+constexpr int kOutFilters = 4;
 template <const ConvSpec& S, int G>
 void output_transform(const float* m, const std::vector<float>& bias, float* const (&outs)[G], int opad) {
   constexpr int L = Geometry<S, G>::L;
-  output_transform_of<S, G, 1>(
-      [m](int f, int lv, int e, V16(&out)[1]) { out[0] = load_v16(m + f * block_stride(L) + e * L + 16 * lv); },
+  output_transform_of<S, G, kOutFilters>(
+      [m](int f, int lv, int e, V16(&out)[kOutFilters]) {
+#pragma GCC unroll 4
+        for (int q = 0; q < kOutFilters; ++q) out[q] = load_v16(m + (f + q) * block_stride(L) + e * L + 16 * lv);
+      },
       bias, outs, opad);
 }
 
