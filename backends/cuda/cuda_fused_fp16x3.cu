@@ -17,7 +17,7 @@ namespace {
 const VariantRegistration kFp16x3{"cuda", 6, open_session<fused_mma::FusedMmaSession<Fp16x3>>,
     {"fused_fp16x3", "as fused_tf32x3 with FP16 tiles (m16n8k16, twice the TF32 rate), 3 passes of hi/lo "
                            "halves, activations and weights stored split: FP32 accuracy", false,
-     {"fp16_tensor", 3 * (kFlopsPerImage - kFc.flops()) + kFc.flops()}}};
+     {"fp16_tensor", fused_mma::kThreePassFlopPerImage}}};
 
 }  // namespace
 }  // namespace cnn::cuda

@@ -30,6 +30,10 @@
 namespace cnn::cuda::fused_mma {
 namespace {
 
+// Executed FLOP per image of a 3-pass variant: three tensor-core products per multiply-add of the
+// convolutions (the padding of K and of 20 filters to 24 not counted), the FC layer on the FP32 units.
+constexpr double kThreePassFlopPerImage = 3 * (kFlopsPerImage - kFc.flops()) + kFc.flops();
+
 constexpr int kImageGroup = 3;  // images per group: what the shared memory holds beside the weight fragments
 constexpr int kWarps = 12, kThreads = 32 * kWarps;
 constexpr int kMmaM = 16, kMmaN = 8;

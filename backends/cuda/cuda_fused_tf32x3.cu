@@ -100,7 +100,7 @@ struct Tf32x3 {
 const VariantRegistration kTf32x3{"cuda", 5, open_session<fused_mma::FusedMmaSession<Tf32x3>>,
     {"fused_tf32x3", "the whole network in one kernel like fused_persistent, the convolutions as implicit GEMMs on "
                            "the tensor cores (mma.sync TF32, 3 passes of big/small halves: FP32 accuracy)", false,
-     {"tf32_tensor", 3 * (kFlopsPerImage - kFc.flops()) + kFc.flops()}}};
+     {"tf32_tensor", fused_mma::kThreePassFlopPerImage}}};
 
 }  // namespace
 }  // namespace cnn::cuda
