@@ -135,10 +135,11 @@ struct Layout {
   static constexpr int kPixelWords = (kImageGroup * kImageBytes / 4 + kThreads - 1) / kThreads;
 };
 
-template <class G, class Offsets>
+// G's K-offset table into dst, by a block of kBlockThreads threads.
+template <class G, int kBlockThreads = kThreads, class Offsets>
 __device__ void stage_offsets(Offsets* dst) {
   constexpr int kGroups = int(sizeof(Offsets) / sizeof(int));
-  for (int i = threadIdx.x; i < G::kOffsets; i += kThreads) {
+  for (int i = threadIdx.x; i < G::kOffsets; i += kBlockThreads) {
     int* o = reinterpret_cast<int*>(dst + i);
     for (int j = 0; j < kGroups; ++j) o[j] = G::offset(i / 4, j, i % 4);
   }
@@ -150,6 +151,18 @@ __device__ __forceinline__ float pool_rows_then_lanes(const float (&c)[4], int e
   float v = fmaxf(c[e], c[2 + e]);
   v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 4));
   return fmaxf(v + bias, 0.0f);
+}
+
+// Word i of a set of images' pixels (4 uint8, planar) as A stores them, pixel - 127.5 (exact), into the
+// interiors of conv1's padded planes, the images image_words apart from planes.
+template <class A>
+__device__ __forceinline__ void store_pixel_word(std::uint32_t word, int i, std::uint32_t* planes, int image_words) {
+  using Lay = Layout<A>;
+  const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
+  const int c = p / (kImageSide * kImageSide), y = p / kImageSide % kImageSide, x = p % kImageSide;
+  std::uint32_t* dst = planes + b * image_words + c * Lay::Conv1::kPlane + (y + 2) * Lay::kS1 + x + 2;
+#pragma unroll
+  for (int j = 0; j < 4; ++j) dst[j] = A::store(float((word >> (8 * j)) & 0xffu) - 127.5f);
 }
 
 // conv1 of one pooled row py of an image whose padded planes start at `planes` (a warp item): the implicit
@@ -224,11 +237,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     for (int k = 0; k < Lay::kPixelWords; ++k) {
       const int i = t + k * kThreads;
       if (i >= valid * (kImageBytes / 4)) break;
-      const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
-      const int c = p / (kImageSide * kImageSide), y = p / kImageSide % kImageSide, x = p % kImageSide;
-      std::uint32_t* dst = img_base + b * kImage + c * Conv1::kPlane + (y + 2) * kS1 + x + 2;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) dst[j] = A::store(float((pixels[k] >> (8 * j)) & 0xffu) - 127.5f);
+      store_pixel_word<A>(pixels[k], i, img_base, kImage);
     }
     for (int i = t; i < valid * Conv1::C * kBorder<kP1>; i += kThreads) {
       const int b = i / (Conv1::C * kBorder<kP1>), c = i / kBorder<kP1> % Conv1::C;
@@ -329,9 +338,7 @@ class FusedMmaSession final : public DeviceSession {
     append_fragments<A, typename Lay::Conv1>(fragments, net.conv1.weights);
     append_fragments<A, typename Lay::Conv2>(fragments, net.conv2.weights);
     append_fragments<A, typename Lay::Conv3>(fragments, net.conv3.weights);
-    auto* d = static_cast<std::uint32_t*>(alloc(fragments.size() * 4));
-    check(cudaMemcpy(d, fragments.data(), fragments.size() * 4, cudaMemcpyHostToDevice), "fragments h2d");
-    fragments_ = d;
+    fragments_ = to_device(fragments);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
     check(cudaFuncSetAttribute(fused_mma_kernel<A>, cudaFuncAttributeMaxDynamicSharedMemorySize,

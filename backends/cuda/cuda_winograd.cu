@@ -390,10 +390,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
   const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4;
   for (int i = t; i < G::kFragWords / 4; i += kThreads)
     reinterpret_cast<uint4*>(words)[i] = __ldg(reinterpret_cast<const uint4*>(fragments) + i);
-  for (int i = t; i < G::kOffsets; i += kThreads) {
-    int* o = reinterpret_cast<int*>(offsets + i);
-    for (int j = 0; j < A::kGroups; ++j) o[j] = G::offset(i / 4, j, i % 4);
-  }
+  fused_mma::stage_offsets<G, kThreads>(offsets);
   // Only interiors are written below: the padding stays zero (split_f16(0) is 0).
   for (int i = t; i < kImages * kIn; i += kThreads) planes[i] = 0u;
 
@@ -401,14 +398,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     const int valid = min(kImages, count - first);
     __syncthreads();  // staged / the previous round is done with the planes
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
-    for (int i = t; i < valid * (kImageBytes / 4); i += kThreads) {
-      const std::uint32_t w = __ldg(src + i);
-      const int b = i / (kImageBytes / 4), p = 4 * (i % (kImageBytes / 4));
-      const int c = p / (kImageSide * kImageSide), y = p / kImageSide % kImageSide, x = p % kImageSide;
-      std::uint32_t* dst = planes + b * kIn + c * G::kPlane + (y + 2) * Lay::kS1 + x + 2;
-#pragma unroll
-      for (int j = 0; j < 4; ++j) dst[j] = A::store(float((w >> (8 * j)) & 0xffu) - 127.5f);
-    }
+    for (int i = t; i < valid * (kImageBytes / 4); i += kThreads)
+      fused_mma::store_pixel_word<A>(__ldg(src + i), i, planes, kIn);
     __syncthreads();
 
     for (int item = warp; item < valid * Lay::kItems1; item += kWarps) {  // a pooled row of an image
@@ -465,9 +456,7 @@ class CudaWinogradSession final : public DeviceSession {
     } else {
       std::vector<std::uint32_t> fragments;
       fused_mma::append_fragments<conv1_mma::A, conv1_mma::G>(fragments, net.conv1.weights);
-      auto* d = static_cast<std::uint32_t*>(alloc(fragments.size() * 4));
-      check(cudaMemcpy(d, fragments.data(), fragments.size() * 4, cudaMemcpyHostToDevice), "fragments h2d");
-      fragments1_ = d;
+      fragments1_ = to_device(fragments);
       check(cudaFuncSetAttribute(conv1_mma::conv1_mma_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                  int(conv1_mma::kSharedBytes)),
             "shared memory size");

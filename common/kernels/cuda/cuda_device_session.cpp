@@ -52,10 +52,16 @@ void* DeviceSession::alloc(std::size_t bytes) {
   return p;
 }
 
-const float* DeviceSession::to_device(const std::vector<float>& host) {
-  float* d = static_cast<float*>(alloc(host.size() * sizeof(float)));
-  check(cudaMemcpy(d, host.data(), host.size() * sizeof(float), cudaMemcpyHostToDevice), "weights h2d");
+const void* DeviceSession::copy_to_device(const void* host, std::size_t bytes) {
+  void* d = alloc(bytes);
+  check(cudaMemcpy(d, host, bytes, cudaMemcpyHostToDevice), "weights h2d");
   return d;
+}
+const float* DeviceSession::to_device(const std::vector<float>& host) {
+  return static_cast<const float*>(copy_to_device(host.data(), host.size() * sizeof(float)));
+}
+const std::uint32_t* DeviceSession::to_device(const std::vector<std::uint32_t>& host) {
+  return static_cast<const std::uint32_t*>(copy_to_device(host.data(), host.size() * sizeof(std::uint32_t)));
 }
 
 double DeviceSession::upload(const std::uint8_t* pixels, std::size_t n) {

@@ -4,6 +4,8 @@
 // A variant only implements run(): the network on `count` images already on the device.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -48,12 +50,15 @@ class DeviceSession : public Session {
                    LayerEvents* layers) = 0;
   virtual bool layerwise() const { return false; }
   void* alloc(std::size_t bytes);  // freed with the session
-  const float* to_device(const std::vector<float>& host);  // weights: allocated, copied, freed with the session
+  // Weights (floats, or 32-bit words of split weights in fragment order): allocated, copied, freed with the session.
+  const float* to_device(const std::vector<float>& host);
+  const std::uint32_t* to_device(const std::vector<std::uint32_t>& host);
 
   std::string label_;  // "backend:variant", for NVTX
   std::size_t batch_;
 
  private:
+  const void* copy_to_device(const void* host, std::size_t bytes);
   cudaStream_t stream_ = nullptr;
   std::vector<void*> allocations_;
   std::size_t allocated_ = 0;
