@@ -98,7 +98,6 @@ class Run:
     meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
     reported_variant: str = ""  # the name the report used, where the variant was renamed since
     arith_unit: str = ""  # the unit its arithmetic ran on (report's arithmetic.unit; "" in older reports)
-    executed_gflop_per_s: float = 0.0  # the FLOP it executed per second (0: not recorded)
     # (unit, executed GFLOP/s on it) per unit its arithmetic ran on: arithmetic.parts, or the one unit
     arith_parts: tuple = ()
     platform: identity.Platform = None  # where it ran: its GPU, or its machine's CPU
@@ -295,7 +294,6 @@ def _parse_run(path, i, r, machine, meta):
         variant=variant,
         reported_variant=r["variant"],
         arith_unit=arith.get("unit") if isinstance(arith.get("unit"), str) else "",
-        executed_gflop_per_s=ips * executed / 1e9 if executed > 0 else 0.0,
         arith_parts=arith_parts,
         images=images,
         forward_ms=float(median),
