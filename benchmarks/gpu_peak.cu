@@ -6,6 +6,7 @@
 //   - cuBLAS on large square matrices (8192^3), which may use instructions the loop does not (wgmma).
 // Prints one JSON object: {"gpu_name": ..., "peaks_gflop_per_s": {"fp32_fma": ..., ...}, "detail": {...}},
 // the median of 5 timed launches each. scripts/report reads it as the platform's peaks (gpu_peak.json).
+// "detail" also has the pinned host-to-device copy rate, which bounds every variant's end-to-end time.
 #include <cublas_v2.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -70,8 +71,9 @@ __global__ void mma_loop(float* out) {
   if (s == 12345.f) out[0] = s;
 }
 
+// `units` of work (FLOP, or bytes copied) per second / 1e9: the median of 5 timed launches after a warm-up.
 template <class Launch>
-double median_gflops(double flop, Launch launch) {
+double median_giga_per_s(double units, Launch launch) {
   cudaEvent_t start, stop;
   check(cudaEventCreate(&start), "event");
   check(cudaEventCreate(&stop), "event");
@@ -85,7 +87,7 @@ double median_gflops(double flop, Launch launch) {
     check(cudaEventSynchronize(stop), "sync");
     float ms = 0;
     check(cudaEventElapsedTime(&ms, start, stop), "elapsed");
-    rates.push_back(flop / (ms * 1e-3) / 1e9);
+    rates.push_back(units / (ms * 1e-3) / 1e9);
   }
   std::sort(rates.begin(), rates.end());
   cudaEventDestroy(start);
@@ -103,7 +105,7 @@ double gemm_gflops(cublasHandle_t h, cudaDataType type, cublasComputeType_t comp
   check(cudaMemset(a, 0, bytes), "memset");  // zeros: the rate does not depend on the values
   check(cudaMemset(b, 0, bytes), "memset");
   const float alpha = 1, beta = 0;
-  const double gf = median_gflops(2.0 * n * n * double(n), [&] {
+  const double gf = median_giga_per_s(2.0 * n * n * double(n), [&] {
     check(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, type, n, b, type, n, &beta, c, CUDA_R_32F,
                        n, compute, CUBLAS_GEMM_DEFAULT),
           "cublasGemmEx");
@@ -112,6 +114,21 @@ double gemm_gflops(cublasHandle_t h, cudaDataType type, cublasComputeType_t comp
   cudaFree(b);
   cudaFree(c);
   return gf;
+}
+
+// Host-to-device copies from pinned memory, GB/s: the link that bounds a variant's end-to-end time (50000
+// CIFAR-10 images are 154 MB, the size copied here), whatever its forward pass takes.
+double h2d_pinned_gb_per_s() {
+  const std::size_t bytes = std::size_t(50000) * 3072;
+  void *host, *dev;
+  check(cudaMallocHost(&host, bytes), "cudaMallocHost");
+  check(cudaMalloc(&dev, bytes), "cudaMalloc");
+  const double gbs = median_giga_per_s(double(bytes), [&] {
+    check(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice), "h2d copy");
+  });
+  cudaFree(dev);
+  cudaFreeHost(host);
+  return gbs;
 }
 
 }  // namespace
@@ -128,9 +145,9 @@ int main() {
   check(cudaMalloc(&out, sizeof(float)), "cudaMalloc");
   const int threads = 256, blocks = prop.multiProcessorCount * 8;
   const double lanes = double(threads) * blocks, warps = lanes / 32;
-  const double ffma = median_gflops(2.0 * kChains * kIters * lanes, [&] { ffma_loop<<<blocks, threads>>>(out, 1.0001f, 0.5f); });
-  const double tf32_mma = median_gflops(2.0 * 16 * 8 * 8 * kChains * kIters * warps, [&] { mma_loop<false><<<blocks, threads>>>(out); });
-  const double f16_mma = median_gflops(2.0 * 16 * 8 * 16 * kChains * kIters * warps, [&] { mma_loop<true><<<blocks, threads>>>(out); });
+  const double ffma = median_giga_per_s(2.0 * kChains * kIters * lanes, [&] { ffma_loop<<<blocks, threads>>>(out, 1.0001f, 0.5f); });
+  const double tf32_mma = median_giga_per_s(2.0 * 16 * 8 * 8 * kChains * kIters * warps, [&] { mma_loop<false><<<blocks, threads>>>(out); });
+  const double f16_mma = median_giga_per_s(2.0 * 16 * 8 * 16 * kChains * kIters * warps, [&] { mma_loop<true><<<blocks, threads>>>(out); });
   check(cudaGetLastError(), "kernels");
   cublasHandle_t h;
   check(cublasCreate(&h), "cublasCreate");
@@ -140,12 +157,13 @@ int main() {
   const double f16_gemm = gemm_gflops(h, CUDA_R_16F, CUBLAS_COMPUTE_32F, n);
   cublasDestroy(h);
   cudaFree(out);
+  const double h2d = h2d_pinned_gb_per_s();
   std::printf(
       "{\"gpu_name\": \"%s\", \"peaks_gflop_per_s\": {\"fp32_fma\": %.0f, \"tf32_tensor\": %.0f, \"fp16_tensor\": %.0f},\n"
       " \"detail\": {\"ffma_loop\": %.0f, \"sgemm_8192\": %.0f, \"mma_sync_tf32_loop\": %.0f, \"tf32_gemm_8192\": %.0f,"
-      " \"mma_sync_f16_loop\": %.0f, \"f16_gemm_8192_fp32_accumulate\": %.0f,"
+      " \"mma_sync_f16_loop\": %.0f, \"f16_gemm_8192_fp32_accumulate\": %.0f, \"h2d_pinned_gb_per_s\": %.1f,"
       " \"how\": \"median of 5 launches each; a unit's peak is the faster of its loop and cuBLAS\"}}\n",
       prop.name, std::max(ffma, sgemm), std::max(tf32_mma, tf32_gemm), std::max(f16_mma, f16_gemm), ffma, sgemm,
-      tf32_mma, tf32_gemm, f16_mma, f16_gemm);
+      tf32_mma, tf32_gemm, f16_mma, f16_gemm, h2d);
   return 0;
 }
