@@ -97,16 +97,20 @@ struct Layer {
   static_assert(F % kFg == 0 && kThreads % (kE * kGroups) == 0 && kChunk % kSubsets == 0, "even work split");
   static_assert(kTiles % kChunk == 0, "whole chunks");
   static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0, "bank spreads, float4 rows");
-  static_assert(kFg % 4 == 0, "U loaded as float4");
+  static_assert(kFg % 2 == 0, "U loaded as float2");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
   static_assert(L.kernel == kKernel && L.pad == 2 && L.out_side() % wg::kOut == 0, "5x5, pad 2, whole tiles");
 };
 
 // Threads, images per round, filters per element-wise thread, tiles per chunk, pooled output kept in shared
-// memory, how the input arrives. conv2/conv3: 320 threads, so that the output stage's 16 x 20 (tile, filter)
-// pairs are one pass; conv3 has no registers to spare for a prefetch (168 per thread at 10 warps).
+// memory, how the input arrives. conv2: 10 filters per element-wise thread (160 of U's floats in registers,
+// 255 registers at 8 warps), so that each V value loaded from shared memory feeds 10 FMAs rather than 4: with 4
+// the stage was bound by shared-memory loads as much as by the FMAs (H200, ncu: conv2 158 -> 142 us per 4096
+// images; 320 threads with 4 filters made the output stage's 16 x 20 (tile, filter) pairs one pass). conv3
+// keeps 320 threads and 4 filters: 10 filters spill there (its U is 20 channels; its kernel 76 -> 89-95 us); it
+// has no registers to spare for a prefetch (168 per thread at 10 warps).
 using Conv1 = Layer<kConv1, 512, 1, 16, 32, false, kRegisters>;
-using Conv2 = Layer<kConv2, 320, 1, 4, 16, false, kRegisters>;
+using Conv2 = Layer<kConv2, 256, 1, 10, 16, false, kRegisters>;
 using Conv3 = Layer<kConv3, 320, 4, 4, 16, true, kAsync>;
 using Conv3Small = Layer<kConv3, 320, 2, 4, 8, true, kAsync>;  // for few images (CudaWinogradSession::small)
 
@@ -249,9 +253,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
 #pragma unroll
   for (int c = 0; c < C; ++c)
 #pragma unroll
-    for (int f = 0; f < kFg; f += 4) {
-      const float4 q = __ldg(reinterpret_cast<const float4*>(u + (p * C + c) * F + g * kFg + f));
-      uw[c][f] = q.x, uw[c][f + 1] = q.y, uw[c][f + 2] = q.z, uw[c][f + 3] = q.w;
+    for (int f = 0; f < kFg; f += 2) {  // float2: a group of 10 filters starts 8-byte aligned
+      const float2 q = __ldg(reinterpret_cast<const float2*>(u + (p * C + c) * F + g * kFg + f));
+      uw[c][f] = q.x, uw[c][f + 1] = q.y;
     }
 
   // The padding of the input planes: only interiors are written below.
