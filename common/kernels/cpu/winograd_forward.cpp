@@ -21,6 +21,8 @@ inline V16 load_v16(const float* p) { return load<16>(p); }
 
 // Images per pass through conv3: its 4 tiles per image take the whole group to fill a vector.
 constexpr int kImageGroup3 = kImageGroup;
+constexpr int kConv1Filters = 4;  // filters per pass of conv1's fused steps 2 + 3
+constexpr int kConv1Lanes = 1;    // lane vectors per pass of conv1's fused steps 2 + 3
 static_assert(kImageGroup % kImageGroup2 == 0);
 
 // Distance between the [64][L] blocks of V (one per channel) and of M (one per filter): one vector more
@@ -311,164 +313,90 @@ void output_transform(const float* m, const std::vector<float>& bias, float* con
       bias, outs, opad);
 }
 
-// conv1's steps 2 and 3 fused, with its 16 filters in the 16 lanes (with so short a sum over channels, 3,
-// storing M (4x V, out of L1) cost more than the multiplies). Tiles in the lanes, as conv2 and conv3 run,
-// would need a V vector load and F broadcasts of U per F FMAs, and conv1 was bound by those loads; with the
-// filters in the lanes one window column's 24 U vectors stay in registers over all tiles and each FMA takes
-// one V value as an embedded broadcast. The sums are the tile-lane version's, operation for operation, lane
-// for lane: the output is bit-identical. The price is a transpose at the end, from vectors over filters to
-// the rows of conv2's input planes.
-constexpr int kC1 = kConv1.in_channels, kF1 = kConv1.filters;
-static_assert(kF1 == 16, "conv1's filters fill one vector");
-using Conv1Column = V16[kIn][kC1];  // U[k * kIn + l][c][0 .. 15] of window column l
-
-// Rows 5 and 6 (the points +-1/2) times 1/8, exact: conv1_tile_column says why.
-inline void conv1_u_column(const float* u, int l, Conv1Column& uc) {
+// Steps 2 and 3 fused for one window column l of FP filters f .. f + FP - 1 x LB lane vectors lv ..:
+// y[i][q][b] = (AT M)[i][l], each element's sum over channels M[k][l] = sum_c U[e][c][f + q] V[c][e] computed
+// where the column pass needs it, so M is never stored. Each U broadcast feeds LB FMAs and each V load FP.
+// The column pass is accumulated pair by pair of window rows (at_apply's +-a pairs) as the sums come, so
+// that only 4 accumulators per (filter, lane vector) are live rather than the column's 8 sums; rows 0 and 7
+// feed their one output row directly.
+template <const ConvSpec& S, int G, int FP, int LB>
+inline void column_sums(const float* u, const float* v, int f, int lv, int l, V16 (&y)[kOut][FP][LB]) {
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, F = Ge::F;
+  // acc[q][b] (+)= sum over channels of U x V at element (k, l)
+  const auto madd = [&](int k, V16(&acc)[FP][LB], bool first) {
+    const int e = k * kIn + l;
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) {
+      V16 x[LB];
+#pragma GCC unroll 4
+      for (int b = 0; b < LB; ++b) {
+        x[b] = load_v16(v + v_offset<C>(c, e, lv + b));
+        keep_in_register(x[b]);
+      }
+      const float* uc = u + (std::size_t(e) * C + c) * F + f;
 #pragma GCC unroll 8
-  for (int k = 0; k < kIn; ++k)
-#pragma GCC unroll 3
-    for (int c = 0; c < kC1; ++c) {
-      uc[k][c] = load_v16(u + (std::size_t(k * kIn + l) * kC1 + c) * kF1);
-      if (k == 5 || k == 6) uc[k][c] *= 0.125f;
-    }
-}
-
-// Window column l of one tile, all 16 filters: y[i] = (AT M)[i][l], each element's sum over channels
-// M[k][l] = sum_c U[e][c] V[c][e] computed where the column pass needs it (vt: this tile's V[0][l], lane
-// and column included). The column pass is accumulated pair by pair of window rows (at_apply's +-a pairs)
-// as the sums come, so that only 4 accumulators are live besides the 24 U; rows 0 and 7 feed their one
-// output row directly.
-inline void conv1_tile_column(const Conv1Column& uc, const float* vt, V16 (&y)[kOut]) {
-  const auto madd = [&](int k, V16& acc, bool first) {
-#pragma GCC unroll 3
-    for (int c = 0; c < kC1; ++c) {
-      const V16 x = splat(vt[c * block_stride(16) + k * kIn * 16]);
-      acc = first && c == 0 ? uc[k][c] * x : acc + uc[k][c] * x;
+      for (int q = 0; q < FP; ++q) {
+        const V16 w = splat(uc[q]);
+#pragma GCC unroll 4
+        for (int b = 0; b < LB; ++b)
+          acc[q][b] = first && c == 0 ? w * x[b] : acc[q][b] + w * x[b];
+      }
     }
   };
-  // The points +-a in columns 2 pair + 1 and 2 pair + 2 of AT: output row i takes a^i times their sum (i
-  // even) or difference (i odd) (at_apply's pairing). a = 1, 2: the powers 2, 4, 8 as doublings, exact, on
-  // the add pipes (the FMA pipes carry the 24 products). a = 1/2: U of its two rows comes pre-scaled by
-  // 1/8 (exact), so that 1/2, 1/4, 1/8 are 4, 2, 1 times the sums: doublings again.
-  const auto pair_sums = [&](int pair, V16& sum, V16& diff) {
-    V16 m0, m1;
+  // Pair `pair` holds the points +-a in columns 2 pair + 1 and 2 pair + 2 of AT: output row i takes a^i
+  // times their sum (i even) or difference (i odd), a^i = kAT[i][2 pair + 1] (at_apply's pairing).
+  constexpr auto power = [](int pair, int i) { return float(kAT[i][2 * pair + 1]); };
+#pragma GCC unroll 3
+  for (int pair = 0; pair < 3; ++pair) {
+    V16 m0[FP][LB], m1[FP][LB];
     madd(2 * pair + 1, m0, true);
     madd(2 * pair + 2, m1, true);
-    sum = m0 + m1, diff = m0 - m1;
-  };
-  V16 sum, diff;
-  pair_sums(0, sum, diff);
-  y[0] = sum, y[1] = diff, y[2] = sum, y[3] = diff;
-  pair_sums(1, sum, diff);
-  {
-    const V16 d2 = diff + diff, s2 = sum + sum, d4 = d2 + d2;
-    y[0] += sum;
-    y[1] += d2;
-    y[2] += s2 + s2;
-    y[3] += d4 + d4;
-  }
-  pair_sums(2, sum, diff);  // sum / 8, diff / 8
-  {
-    const V16 s2 = sum + sum, d2 = diff + diff, s4 = s2 + s2;
-    y[0] += s4 + s4;
-    y[1] += d2 + d2;
-    y[2] += s2;
-    y[3] += diff;
+#pragma GCC unroll 8
+    for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+      for (int b = 0; b < LB; ++b) {
+        const V16 sum = m0[q][b] + m1[q][b], diff = m0[q][b] - m1[q][b];
+        if (pair == 0) {
+          y[0][q][b] = sum, y[1][q][b] = diff, y[2][q][b] = sum, y[3][q][b] = diff;
+        } else {
+          y[0][q][b] += sum;
+          y[1][q][b] += power(pair, 1) * diff;
+          y[2][q][b] += power(pair, 2) * sum;
+          y[3][q][b] += power(pair, 3) * diff;
+        }
+      }
   }
   madd(0, y[0], false);
   madd(kIn - 1, y[3], false);
 }
 
-// 16x16 transpose, r[i][j] -> r[j][i]: unpcklps/unpckhps, then 64-bit pairs, both inside 128-bit lanes, then
-// two exchanges of 128-bit lanes (vshuff32x4), 64 shuffles.
-template <int H>
-struct Unpack32 {  // unpcklps (H = 0) / unpckhps (H = 1)
-  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 4 / 2 + (n % 2) * 16; }
-};
-template <int H>
-struct Unpack64 {  // unpcklpd / unpckhpd on float pairs
-  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 2 + (n % 4 / 2) * 16; }
-};
-template <int H>
-struct Lanes128 {  // 128-bit lanes H, H + 2 of a, then of b
-  static constexpr int idx(int n) { return (n / 8) * 16 + (2 * (n / 4 % 2) + H) * 4 + n % 4; }
-};
-inline void transpose16(V16 (&r)[16]) {
-  V16 t[16];
-#pragma GCC unroll 8
-  for (int k = 0; k < 16; k += 2) {
-    t[k] = shuffle2<Unpack32<0>>(r[k], r[k + 1]);
-    t[k + 1] = shuffle2<Unpack32<1>>(r[k], r[k + 1]);
-  }
-  // r[4m + j] lane L: rows 4m .. 4m + 3 of column 4L + j
+// Steps 2 and 3 fused, for few input channels (conv1: 3): with so short a sum over channels, storing M (4x
+// V, out of L1) cost more than the multiplies. A pass covers FP filters x LB lane vectors, all 8 columns.
+template <const ConvSpec& S, int G, int FP, int LB>
+void elementwise_output_transform(const WinogradConv& w, const float* v, float* const (&outs)[G], int opad,
+                                  int lv_first = 0, int lv_last = Geometry<S, G>::NV) {
+  using Ge = Geometry<S, G>;
+  static_assert(Ge::F % FP == 0 && Ge::NV % LB == 0, "whole blocks");
+  for (int f = 0; f < Ge::F; f += FP)
+    for (int lv = lv_first; lv < lv_last; lv += LB) {
+      V16 p[FP][LB][kOut][kIn];  // p[q][b][i][l] = (AT M)[i][l] of filter f + q, lane vector lv + b
+      for (int l = 0; l < kIn; ++l) {
+        V16 y[kOut][FP][LB];
+        column_sums<S, G, FP, LB>(w.u.data(), v, f, lv, l, y);
 #pragma GCC unroll 4
-  for (int m = 0; m < 16; m += 4) {
-    r[m] = shuffle2<Unpack64<0>>(t[m], t[m + 2]);
-    r[m + 1] = shuffle2<Unpack64<1>>(t[m], t[m + 2]);
-    r[m + 2] = shuffle2<Unpack64<0>>(t[m + 1], t[m + 3]);
-    r[m + 3] = shuffle2<Unpack64<1>>(t[m + 1], t[m + 3]);
-  }
-  // 128-bit lane L of r[4m + j] -> lane m of column 4L + j
+        for (int i = 0; i < kOut; ++i)
 #pragma GCC unroll 4
-  for (int j = 0; j < 4; ++j) {
-    const V16 x0 = shuffle2<Lanes128<0>>(r[j], r[4 + j]), x1 = shuffle2<Lanes128<1>>(r[j], r[4 + j]);
-    const V16 x2 = shuffle2<Lanes128<0>>(r[8 + j], r[12 + j]), x3 = shuffle2<Lanes128<1>>(r[8 + j], r[12 + j]);
-    t[j] = shuffle2<Lanes128<0>>(x0, x2);
-    t[8 + j] = shuffle2<Lanes128<1>>(x0, x2);
-    t[4 + j] = shuffle2<Lanes128<0>>(x1, x3);
-    t[12 + j] = shuffle2<Lanes128<1>>(x1, x3);
-  }
-#pragma GCC unroll 16
-  for (int k = 0; k < 16; ++k) r[k] = t[k];
-}
-
-// The tile-lane layout's lane of tile column tx in tile row h (0, 1) of a lane vector (tile_of<8>).
-constexpr int conv1_lane(int h, int tx) { return (tx % 4) * 4 + 2 * h + tx / 4; }
-
-// Steps 2 and 3 of conv1 for lane vector lv (16 tiles, two tile rows): the column pass column by column
-// (each column's U loaded once) into p, then per tile the row pass, pool, bias, ReLU; each tile row's
-// pooled vectors (over filters) transposed into pooled rows of 16 values per filter, the output row.
-void conv1_elementwise_output(const WinogradConv& w, const float* v, float* out, int opad, int lv) {
-  using Ge = Geometry<kConv1, 1>;
-  static_assert(Ge::TS == 8 && Ge::OUT / 2 == 16, "a tile row's pooled row: 16 values, one vector");
-  const int op = Ge::OUT / 2 + 2 * opad;
-  V16 p[16][kOut][kIn];  // p[lane][i][l] = (AT M)[i][l] of that lane's tile
-  for (int l = 0; l < kIn; ++l) {
-    Conv1Column uc;
-    conv1_u_column(w.u.data(), l, uc);
-    const float* vl = v + v_offset<kC1>(0, l, lv);
-    for (int t = 0; t < 16; ++t) {
-      V16 y[kOut];
-      conv1_tile_column(uc, vl + t, y);
+          for (int q = 0; q < FP; ++q)
 #pragma GCC unroll 4
-      for (int i = 0; i < kOut; ++i) p[t][i][l] = y[i];
+            for (int b = 0; b < LB; ++b) p[q][b][i][l] = y[i][q][b];
+      }
+#pragma GCC unroll 4
+      for (int q = 0; q < FP; ++q)
+#pragma GCC unroll 4
+        for (int b = 0; b < LB; ++b)
+          finish_output<S, G>(p[q][b], w.bias[std::size_t(f + q)], outs, opad, f + q, lv + b);
     }
-  }
-  const V16 b = load_v16(w.bias.data());
-  for (int h = 0; h < 2; ++h) {
-    V16 rows[2][16];  // rows[a][2 tx + c]: pooled (2 ty + a, 2 tx + c) over filters, then per filter
-    for (int tx = 0; tx < Ge::TS; ++tx) {
-      const auto& pt = p[conv1_lane(h, tx)];
-      V16 y[kOut][kOut];
-#pragma GCC unroll 4
-      for (int i = 0; i < kOut; ++i) at_apply(pt[i], y[i]);
-#pragma GCC unroll 2
-      for (int a = 0; a < 2; ++a)
-#pragma GCC unroll 2
-        for (int c = 0; c < 2; ++c)
-          rows[a][2 * tx + c] = vmax(vmax(vmax(y[2 * a][2 * c], y[2 * a][2 * c + 1]),
-                                          vmax(y[2 * a + 1][2 * c], y[2 * a + 1][2 * c + 1])) + b,
-                                     V16{});
-    }
-    const int ty = tile_of<Ge::TS>(lv, 2 * h, 0).ty;
-#pragma GCC unroll 2
-    for (int a = 0; a < 2; ++a) {
-      transpose16(rows[a]);
-      float* o = out + std::size_t(2 * ty + a + opad) * op + opad;
-#pragma GCC unroll 16
-      for (int f = 0; f < kF1; ++f) store<16>(o + std::size_t(f) * op * op, rows[a][f]);
-    }
-  }
 }
 
 template <const ConvSpec& S, int G>
@@ -486,8 +414,9 @@ void input1(Scratch& s, int g, int lv_first, int lv_last) {
   input_transform<kConv1, 1>(in, s.v.data(), lv_first, lv_last);
 }
 void elementwise_output1(const PackedNetwork& n, Scratch& s, int g, int lv_first, int lv_last) {
-  for (int lv = lv_first; lv < lv_last; ++lv)
-    conv1_elementwise_output(n.conv1, s.v.data(), s.image[std::size_t(g)].in2.data(), kConv2.pad, lv);
+  float* out[1] = {s.image[std::size_t(g)].in2.data()};
+  elementwise_output_transform<kConv1, 1, kConv1Filters, kConv1Lanes>(n.conv1, s.v.data(), out, kConv2.pad,
+                                                                       lv_first, lv_last);
 }
 // All three steps, one lane vector at a time: its V (3 channels, 12 KB) is read by the fused step while
 // still in L1, rather than all of conv1's V (48 KB) written first.
