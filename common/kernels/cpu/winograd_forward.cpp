@@ -176,6 +176,58 @@ void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0
     }
 }
 
+// Step 1 for TS = 4 (conv2: one image per lane vector, lane u * 4 + q = tile row q, tile column u): window
+// rows 4 .. 7 of tile row q are rows 0 .. 3 of tile row q + 1, so their row pass (x = d B) is x[i] of the
+// lane one to the right, and only tile row 3's (plane rows 16 .. 19) is new: gathered once as four quads of
+// its own (xe, lane u * 4 + i: plane row 16 + i of tile column u). Half the row passes and gathers, and
+// 40 live vectors instead of 64 (the row pass's spills are what bound this step). Same arithmetic per value:
+// bit-identical.
+template <int I>
+struct NextTileRow {  // x[I + 4] from x[I] (lanes a) and xe (lanes b)
+  static constexpr int idx(int n) { return n % 4 < 3 ? n + 1 : 16 + n - 3 + I; }
+};
+template <const ConvSpec& S, int G>
+void input_transform_shared_rows(const float* const (&planes)[G], float* v) {
+  using Ge = Geometry<S, G>;
+  constexpr int C = Ge::C, IN = Ge::IN;
+  static_assert(Ge::TS == 4 && G == 1 && Ge::NV == 1, "one image of 4 x 4 tiles per lane vector");
+  for (int c = 0; c < C; ++c) {
+    const auto gather_row = [&](auto load_row, V16(&x)[kIn]) {
+      V16 row[kIn];
+#pragma GCC unroll 2
+      for (int j0 = 0; j0 < kIn; j0 += 4) {
+        V16 q[4];
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+          q[k] = load<16>(load_row(k) + j0);
+          keep_in_register(q[k]);
+        }
+        transpose_quads(q, row + j0);
+      }
+      bt_apply(row, x);
+    };
+    const float* plane = planes[0] + std::size_t(c) * IN * IN;
+    V16 xe[kIn];  // plane rows 16 .. 19 (quad i: row 16 + i)
+    gather_row([&](int k) { return plane + std::size_t(kOut * (Ge::TS - 1) + kOut + k) * IN; }, xe);
+    V16 x[kOut][kIn];  // window rows 0 .. 3 of every tile (quad q: plane row 4 q + i)
+#pragma GCC unroll 4
+    for (int i = 0; i < kOut; ++i)
+      gather_row([&](int k) { return plane + std::size_t(kOut * k + i) * IN; }, x[i]);
+#pragma GCC unroll 8
+    for (int l = 0; l < kIn; ++l) {
+      V16 col[kIn], r[kIn];
+      col[0] = x[0][l], col[1] = x[1][l], col[2] = x[2][l], col[3] = x[3][l];
+      col[4] = shuffle2<NextTileRow<0>>(x[0][l], xe[l]);
+      col[5] = shuffle2<NextTileRow<1>>(x[1][l], xe[l]);
+      col[6] = shuffle2<NextTileRow<2>>(x[2][l], xe[l]);
+      col[7] = shuffle2<NextTileRow<3>>(x[3][l], xe[l]);
+      bt_apply(col, r);
+#pragma GCC unroll 8
+      for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, 0), r[k]);
+    }
+  }
+}
+
 // Step 2. Per element e: M[.][e] (F x L) = U[e] (F x C, stored [c][f]) times V[.][e] (C x L); M[f][e][lane]. Register block:
 // LB lane vectors x FB filters (LB * FB accumulators); per channel LB vector loads and FB broadcasts feed
 // LB * FB FMAs.
@@ -436,7 +488,7 @@ void prefetch_image(const std::uint8_t* pixels) {
 void input2(Scratch& s, int first) {
   const float* in[kImageGroup2];
   for (int g = 0; g < kImageGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
-  input_transform<kConv2, kImageGroup2>(in, s.v.data());
+  input_transform_shared_rows<kConv2, kImageGroup2>(in, s.v.data());
 }
 void output2(const PackedNetwork& n, Scratch& s, int first) {
   float* out[kImageGroup2];
