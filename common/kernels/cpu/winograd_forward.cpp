@@ -137,11 +137,110 @@ inline void column_of(const V16 (&x)[R][N], int j, V16 (&out)[R]) {
   for (int i = 0; i < R; ++i) out[i] = x[i][j];
 }
 
+// One gathered window row of every lane, row-transformed: load_row(k, j0) gives quad k's 16 floats of window
+// columns j0 .. j0 + 3 (four tiles' four columns), transposed inside 128-bit lanes into d[0 .. 7], x = d B.
+template <class LoadRow>
+inline void gathered_row_pass(LoadRow load_row, V16 (&x)[kIn]) {
+  V16 row[kIn];
+#pragma GCC unroll 2
+  for (int j0 = 0; j0 < kIn; j0 += 4) {
+    V16 q[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      q[k] = load_row(k, j0);
+      keep_in_register(q[k]);
+    }
+    transpose_quads(q, row + j0);
+  }
+  bt_apply(row, x);
+}
+
+// Window rows 4 .. 7 of a tile are rows 0 .. 3 of the tile below it, which sits in another lane of the same
+// vector, except below the vector's last tile row: there they are plane rows the vector's own windows do not
+// start on, gathered and row-transformed apart (extra_row_passes, kExtraRows row passes into xe), and
+// lower_rows builds x[4 .. 7] of one column from x[0 .. 3] and xe with lane shuffles:
+// - TS = 4 (conv2, one image, lane u * 4 + q: tile row q, column u): the lane to the right, and tile row 3's
+//   plane rows 16 .. 19 (xe[0], quad i: row 16 + i) in lane 3 of each 128-bit lane (one vpermt2ps);
+// - TS = 8 (conv1, lane u * 4 + q: quads 0, 1 the halves of a tile row, 2, 3 of the next): two lanes to the
+//   right, and the two halves of the 4 plane rows below the second tile row (xe[h], quad i: row + i), in
+//   lanes 2 and 3 (in-lane shuffles only);
+// - TS = 2 (conv3, quads are images, u = 2 ty + tx): eight lanes to the right, and plane rows 8 .. 11
+//   (xe[h], quads rows 8 + 2h and 9 + 2h of both tile columns) in the upper eight (256-bit halves).
+template <int TS>
+inline constexpr int kExtraRows = TS == 4 ? 1 : 2;
+
+template <const ConvSpec& S, int G>
+inline void extra_row_passes(const float* const (&planes)[G], int c, int lv, V16 (&xe)[kExtraRows<Geometry<S, G>::TS>][kIn]) {
+  using Ge = Geometry<S, G>;
+  constexpr int IN = Ge::IN;
+  if constexpr (Ge::TS == 4) {
+    const float* below = planes[tile_of<4>(lv, 0, 0).image] + (std::size_t(c) * IN + kOut * Ge::TS) * IN;
+    gathered_row_pass([&](int k, int j0) { return load_v16(below + std::size_t(k) * IN + j0); }, xe[0]);
+  } else if constexpr (Ge::TS == 8) {
+    const float* below = planes[tile_of<8>(lv, 0, 0).image] +
+                         (std::size_t(c) * IN + kOut * tile_of<8>(lv, 0, 0).ty + 2 * kOut) * IN;
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+      gathered_row_pass([&](int k, int j0) { return load_v16(below + std::size_t(k) * IN + 4 * kOut * h + j0); },
+                        xe[h]);
+  } else {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+      gathered_row_pass(
+          [&](int k, int j0) {
+            const float* row = planes[tile_of<2>(lv, k, 0).image] + (std::size_t(c) * IN + 2 * kOut + 2 * h) * IN + j0;
+            const simd::Vec<8>::type top = load<8>(row), bottom = load<8>(row + IN);
+            return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+          },
+          xe[h]);
+  }
+}
+
+template <int I>
+struct LowerRows4 {  // TS = 4: x[I + 4] from x[I] (lanes a) and xe[0] (lanes b)
+  static constexpr int idx(int n) { return n % 4 < 3 ? n + 1 : 16 + n - 3 + I; }
+};
+template <int H>
+struct HalvesOfRows {  // TS = 8: rows 2H, 2H + 1 of both halves, (a[2H], a[2H + 1], b[2H], b[2H + 1]) per 128-bit lane
+  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 2 + (n % 4 / 2) * 16; }
+};
+template <int I>
+struct LowerRows8 {  // TS = 8: x[I + 4] from x[I] (lanes a) and HalvesOfRows<I / 2> (lanes b)
+  static constexpr int idx(int n) { return n % 4 < 2 ? n + 2 : 16 + (n / 4) * 4 + I % 2 + 2 * (n % 4 - 2); }
+};
+template <int I>
+struct LowerRows2 {  // TS = 2: x[I + 4] from x[I] (lanes a) and xe[I / 2] (lanes b)
+  static constexpr int idx(int n) { return n < 8 ? n + 8 : 16 + n - (I % 2 == 0 ? 8 : 0); }
+};
+
+template <int TS>
+inline void lower_rows(const V16 (&x)[kOut][kIn], const V16 (&xe)[kExtraRows<TS>][kIn], int l, V16 (&col)[kIn]) {
+  if constexpr (TS == 4) {
+    col[4] = shuffle2<LowerRows4<0>>(x[0][l], xe[0][l]);
+    col[5] = shuffle2<LowerRows4<1>>(x[1][l], xe[0][l]);
+    col[6] = shuffle2<LowerRows4<2>>(x[2][l], xe[0][l]);
+    col[7] = shuffle2<LowerRows4<3>>(x[3][l], xe[0][l]);
+  } else if constexpr (TS == 8) {
+    const V16 e01 = shuffle2<HalvesOfRows<0>>(xe[0][l], xe[1][l]), e23 = shuffle2<HalvesOfRows<1>>(xe[0][l], xe[1][l]);
+    col[4] = shuffle2<LowerRows8<0>>(x[0][l], e01);
+    col[5] = shuffle2<LowerRows8<1>>(x[1][l], e01);
+    col[6] = shuffle2<LowerRows8<2>>(x[2][l], e23);
+    col[7] = shuffle2<LowerRows8<3>>(x[3][l], e23);
+  } else {
+    col[4] = shuffle2<LowerRows2<0>>(x[0][l], xe[0][l]);
+    col[5] = shuffle2<LowerRows2<1>>(x[1][l], xe[0][l]);
+    col[6] = shuffle2<LowerRows2<2>>(x[2][l], xe[1][l]);
+    col[7] = shuffle2<LowerRows2<3>>(x[3][l], xe[1][l]);
+  }
+}
+
 // Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
 // (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
-// transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
-// together spilled), then the columns (V = BT x). Each (lane vector, channel) transform writes one contiguous
-// block (v_offset). Lane vectors lv_first .. lv_last - 1 only: conv1 runs one at a time.
+// transformed (x = d B) as soon as it is gathered, then the columns (V = BT x). Only window rows 0 .. 3 are
+// gathered for every lane, rows 4 .. 7 are shuffles of those and of 1-2 extra row passes (lower_rows): 5-6
+// row passes instead of 8, and 40-48 live vectors instead of 64 (whose spills bound this step); the same
+// operations per value, so bit-identical. Each (lane vector, channel) transform writes one contiguous block
+// (v_offset). Lane vectors lv_first .. lv_last - 1 only: conv1 runs one at a time.
 template <const ConvSpec& S, int G>
 void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0,
                      int lv_last = Geometry<S, G>::NV) {
@@ -149,137 +248,18 @@ void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0
   constexpr int C = Ge::C;
   for (int lv = lv_first; lv < lv_last; ++lv)
     for (int c = 0; c < C; ++c) {
-      V16 x[kIn][kIn];  // x[i][l] = (d B)[i][l]: each window row transformed as soon as it is gathered
-#pragma GCC unroll 8
-      for (int i = 0; i < kIn; ++i) {
-        V16 row[kIn];
-#pragma GCC unroll 2
-        for (int j0 = 0; j0 < kIn; j0 += 4) {
-          V16 q[4];
-#pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
-            keep_in_register(q[k]);
-          }
-          transpose_quads(q, row + j0);
-        }
-        bt_apply(row, x[i]);
-      }
-#pragma GCC unroll 8
-      for (int l = 0; l < kIn; ++l) {
-        V16 col[kIn], r[kIn];
-        column_of(x, l, col);
-        bt_apply(col, r);
-#pragma GCC unroll 8
-        for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, lv), r[k]);
-      }
-    }
-}
-
-// Step 1 for TS = 4 (conv2: one image per lane vector, lane u * 4 + q = tile row q, tile column u): window
-// rows 4 .. 7 of tile row q are rows 0 .. 3 of tile row q + 1, so their row pass (x = d B) is x[i] of the
-// lane one to the right, and only tile row 3's (plane rows 16 .. 19) is new: gathered once as four quads of
-// its own (xe, lane u * 4 + i: plane row 16 + i of tile column u). Half the row passes and gathers, and
-// 40 live vectors instead of 64 (the row pass's spills are what bound this step). Same arithmetic per value:
-// bit-identical.
-template <int I>
-struct NextTileRow {  // x[I + 4] from x[I] (lanes a) and xe (lanes b)
-  static constexpr int idx(int n) { return n % 4 < 3 ? n + 1 : 16 + n - 3 + I; }
-};
-template <const ConvSpec& S, int G>
-void input_transform_shared_rows(const float* const (&planes)[G], float* v) {
-  using Ge = Geometry<S, G>;
-  constexpr int C = Ge::C, IN = Ge::IN;
-  static_assert(Ge::TS == 4 && G == 1 && Ge::NV == 1, "one image of 4 x 4 tiles per lane vector");
-  for (int c = 0; c < C; ++c) {
-    const auto gather_row = [&](auto load_row, V16(&x)[kIn]) {
-      V16 row[kIn];
-#pragma GCC unroll 2
-      for (int j0 = 0; j0 < kIn; j0 += 4) {
-        V16 q[4];
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) {
-          q[k] = load<16>(load_row(k) + j0);
-          keep_in_register(q[k]);
-        }
-        transpose_quads(q, row + j0);
-      }
-      bt_apply(row, x);
-    };
-    const float* plane = planes[0] + std::size_t(c) * IN * IN;
-    V16 xe[kIn];  // plane rows 16 .. 19 (quad i: row 16 + i)
-    gather_row([&](int k) { return plane + std::size_t(kOut * (Ge::TS - 1) + kOut + k) * IN; }, xe);
-    V16 x[kOut][kIn];  // window rows 0 .. 3 of every tile (quad q: plane row 4 q + i)
-#pragma GCC unroll 4
-    for (int i = 0; i < kOut; ++i)
-      gather_row([&](int k) { return plane + std::size_t(kOut * k + i) * IN; }, x[i]);
-#pragma GCC unroll 8
-    for (int l = 0; l < kIn; ++l) {
-      V16 col[kIn], r[kIn];
-      col[0] = x[0][l], col[1] = x[1][l], col[2] = x[2][l], col[3] = x[3][l];
-      col[4] = shuffle2<NextTileRow<0>>(x[0][l], xe[l]);
-      col[5] = shuffle2<NextTileRow<1>>(x[1][l], xe[l]);
-      col[6] = shuffle2<NextTileRow<2>>(x[2][l], xe[l]);
-      col[7] = shuffle2<NextTileRow<3>>(x[3][l], xe[l]);
-      bt_apply(col, r);
-#pragma GCC unroll 8
-      for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, 0), r[k]);
-    }
-  }
-}
-
-// Step 1 for TS = 8 (conv1: lane u * 4 + q, quads 0, 1 the left and right halves of a tile row, 2, 3 of
-// the next): as above, window rows 4 .. 7 of quads 0, 1 are rows 0 .. 3 of quads 2, 3 (lane + 2), and quads
-// 2, 3's come from the two halves of plane rows 8 .. 11 below the lane vector's first row (xe[h], lane
-// u * 4 + i). 6 gathered row passes instead of 8, 48 live vectors instead of 64. Bit-identical.
-template <int H>
-struct HalvesOfRows {  // rows 2H, 2H + 1 of both halves: (a[2H], a[2H + 1], b[2H], b[2H + 1]) per 128-bit lane
-  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 2 + (n % 4 / 2) * 16; }
-};
-template <int I>
-struct NextTileRowHalf {  // x[I + 4] from x[I] (lanes a) and HalvesOfRows<I / 2> (lanes b)
-  static constexpr int idx(int n) { return n % 4 < 2 ? n + 2 : 16 + (n / 4) * 4 + I % 2 + 2 * (n % 4 - 2); }
-};
-template <const ConvSpec& S, int G>
-void input_transform_shared_half_rows(const float* const (&planes)[G], float* v, int lv_first, int lv_last) {
-  using Ge = Geometry<S, G>;
-  constexpr int C = Ge::C, IN = Ge::IN;
-  static_assert(Ge::TS == 8 && G == 1, "two tile rows of one image per lane vector");
-  for (int lv = lv_first; lv < lv_last; ++lv)
-    for (int c = 0; c < C; ++c) {
-      const auto gather_row = [&](auto load_row, V16(&x)[kIn]) {
-        V16 row[kIn];
-#pragma GCC unroll 2
-        for (int j0 = 0; j0 < kIn; j0 += 4) {
-          V16 q[4];
-#pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            q[k] = load_row(k, j0);
-            keep_in_register(q[k]);
-          }
-          transpose_quads(q, row + j0);
-        }
-        bt_apply(row, x);
-      };
-      // plane rows 8 .. 11 below the first tile row's top, left and right halves (quad i: row + i)
-      const float* below = planes[0] + (std::size_t(c) * IN + kOut * tile_of<Ge::TS>(lv, 0, 0).ty + 2 * kOut) * IN;
-      V16 xe[2][kIn];
-#pragma GCC unroll 2
-      for (int h = 0; h < 2; ++h)
-        gather_row([&](int k, int j0) { return load<16>(below + std::size_t(k) * IN + 4 * kOut * h + j0); }, xe[h]);
-      V16 x[kOut][kIn];
+      V16 xe[kExtraRows<Ge::TS>][kIn];
+      extra_row_passes<S, G>(planes, c, lv, xe);
+      V16 x[kOut][kIn];  // x[i][l] = (d B)[i][l], window rows 0 .. 3
 #pragma GCC unroll 4
       for (int i = 0; i < kOut; ++i)
-        gather_row([&](int k, int j0) { return load_quad<S, G>(planes, c, lv, k, i, j0); }, x[i]);
+        gathered_row_pass([&](int k, int j0) { return load_quad<S, G>(planes, c, lv, k, i, j0); }, x[i]);
 #pragma GCC unroll 8
       for (int l = 0; l < kIn; ++l) {
-        const V16 e01 = shuffle2<HalvesOfRows<0>>(xe[0][l], xe[1][l]), e23 = shuffle2<HalvesOfRows<1>>(xe[0][l], xe[1][l]);
         V16 col[kIn], r[kIn];
-        col[0] = x[0][l], col[1] = x[1][l], col[2] = x[2][l], col[3] = x[3][l];
-        col[4] = shuffle2<NextTileRowHalf<0>>(x[0][l], e01);
-        col[5] = shuffle2<NextTileRowHalf<1>>(x[1][l], e01);
-        col[6] = shuffle2<NextTileRowHalf<2>>(x[2][l], e23);
-        col[7] = shuffle2<NextTileRowHalf<3>>(x[3][l], e23);
+#pragma GCC unroll 4
+        for (int i = 0; i < kOut; ++i) col[i] = x[i][l];
+        lower_rows<Ge::TS>(x, xe, l, col);
         bt_apply(col, r);
 #pragma GCC unroll 8
         for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, lv), r[k]);
@@ -522,7 +502,7 @@ constexpr std::size_t m_floats() {  // M[f][e][lanes], filters block_stride apar
 // conv1 of image g, in1 -> in2, lane vectors lv_first .. lv_last - 1 (16 tiles each).
 void input1(Scratch& s, int g, int lv_first, int lv_last) {
   const float* in[1] = {s.image[std::size_t(g)].in1.data()};
-  input_transform_shared_half_rows<kConv1, 1>(in, s.v.data(), lv_first, lv_last);
+  input_transform<kConv1, 1>(in, s.v.data(), lv_first, lv_last);
 }
 void elementwise_output1(const PackedNetwork& n, Scratch& s, int g, int lv_first, int lv_last) {
   float* out[1] = {s.image[std::size_t(g)].in2.data()};
@@ -547,7 +527,7 @@ void prefetch_image(const std::uint8_t* pixels) {
 void input2(Scratch& s, int first) {
   const float* in[kImageGroup2];
   for (int g = 0; g < kImageGroup2; ++g) in[g] = s.image[std::size_t(first + g)].in2.data();
-  input_transform_shared_rows<kConv2, kImageGroup2>(in, s.v.data());
+  input_transform<kConv2, kImageGroup2>(in, s.v.data());
 }
 void output2(const PackedNetwork& n, Scratch& s, int first) {
   float* out[kImageGroup2];
