@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <utility>
+#if defined(__AVX512BW__)
+#include <immintrin.h>  // lower_rows: vpalignr, which GCC does not derive from a shuffle pattern
+#endif
 
 #include "common/kernels/cpu/simd.hpp"
 #include "common/kernels/cpu/winograd_f4x5.hpp"
@@ -93,11 +96,22 @@ inline void transpose_quads(const V16 (&q)[4], V16* d) {
 }
 
 // Output side: quads 2H, 2H + 1 (tiles u = 0..3 of each, lane u * 4 + quad) of two vectors interleaved:
-// a[tile], b[tile], a[next tile], ...
+// a[tile], b[tile], a[next tile], ... In two steps: unpcklps (H = 0) / unpckhps (H = 1) pair them up
+// inside 128-bit lanes, then a one-source permute (vpermd) puts quad 2H's pairs before 2H + 1's. The
+// two-source permute (vpermt2ps) that does it in one costs more on Zen 5: it takes FMA-pipe slots, while
+// the unpacks issue 4 per cycle beside the FMAs.
 template <int H>
-struct PoolInterleave {
-  static constexpr int idx(int n) { return (n % 2) * 16 + (n / 2 % 4) * 4 + 2 * H + n / 8; }
+struct PoolPairs {
+  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 4 / 2 + (n % 2) * 16; }
 };
+struct PoolPairOrder {
+  static constexpr int idx(int n) { return (n / 2 % 4) * 4 + (n / 8) * 2 + n % 2; }
+};
+template <int H>
+inline V16 pool_interleave(V16 a, V16 b) {
+  const V16 pairs = shuffle2<PoolPairs<H>>(a, b);
+  return shuffle2<PoolPairOrder>(pairs, pairs);
+}
 
 // TS = 2's pooled outputs of one image: position (2 ty + a) * 4 + 2 tx + c of its 4x4 <- lane
 // (2 ty + tx) * 4 + 2a + c after finish_output's transpose.
@@ -216,10 +230,20 @@ struct LowerRows2 {  // TS = 2: x[I + 4] from x[I] (lanes a) and xe[I / 2] (lane
 template <int TS>
 inline void lower_rows(const V16 (&x)[kOut][kIn], const V16 (&xe)[kExtraRows<TS>][kIn], int l, V16 (&col)[kIn]) {
   if constexpr (TS == 4) {
+#if defined(__AVX512BW__)
+    // (x[I][1 .. 3], xe[I]) in each 128-bit lane: vpalignr, in-lane, instead of the vpermt2ps GCC makes of
+    // LowerRows4 (8 % off this step: the two-source permutes take FMA-pipe slots).
+    const __m512i e = __m512i(xe[0][l]);
+    col[4] = V16(_mm512_alignr_epi8(e, __m512i(x[0][l]), 4));
+    col[5] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 4), __m512i(x[1][l]), 4));
+    col[6] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 8), __m512i(x[2][l]), 4));
+    col[7] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 12), __m512i(x[3][l]), 4));
+#else
     col[4] = shuffle2<LowerRows4<0>>(x[0][l], xe[0][l]);
     col[5] = shuffle2<LowerRows4<1>>(x[1][l], xe[0][l]);
     col[6] = shuffle2<LowerRows4<2>>(x[2][l], xe[0][l]);
     col[7] = shuffle2<LowerRows4<3>>(x[3][l], xe[0][l]);
+#endif
   } else if constexpr (TS == 8) {
     const V16 e01 = shuffle2<HalvesOfRows<0>>(xe[0][l], xe[1][l]), e23 = shuffle2<HalvesOfRows<1>>(xe[0][l], xe[1][l]);
     col[4] = shuffle2<LowerRows8<0>>(x[0][l], e01);
@@ -333,8 +357,8 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
       // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
-                                : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
+        const V16 rows = h == 0 ? pool_interleave<0>(pooled[a][0], pooled[a][1])
+                                : pool_interleave<1>(pooled[a][0], pooled[a][1]);
         const Tile t = tile_of<TS>(lv, 2 * h, 0);
         float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
         if constexpr (TS == 8) {
