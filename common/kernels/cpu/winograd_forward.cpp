@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <utility>
+#if defined(__AVX512BW__)
+#include <immintrin.h>  // lower_rows: vpalignr, which GCC does not derive from a shuffle pattern
+#endif
 
 #include "common/kernels/cpu/simd.hpp"
 #include "common/kernels/cpu/winograd_f4x5.hpp"
@@ -93,11 +96,22 @@ inline void transpose_quads(const V16 (&q)[4], V16* d) {
 }
 
 // Output side: quads 2H, 2H + 1 (tiles u = 0..3 of each, lane u * 4 + quad) of two vectors interleaved:
-// a[tile], b[tile], a[next tile], ...
+// a[tile], b[tile], a[next tile], ... In two steps: unpcklps (H = 0) / unpckhps (H = 1) pair them up
+// inside 128-bit lanes, then a one-source permute (vpermd) puts quad 2H's pairs before 2H + 1's. The
+// two-source permute (vpermt2ps) that does it in one costs more on Zen 5: it takes FMA-pipe slots, while
+// the unpacks issue 4 per cycle beside the FMAs.
 template <int H>
-struct PoolInterleave {
-  static constexpr int idx(int n) { return (n % 2) * 16 + (n / 2 % 4) * 4 + 2 * H + n / 8; }
+struct PoolPairs {
+  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 4 / 2 + (n % 2) * 16; }
 };
+struct PoolPairOrder {
+  static constexpr int idx(int n) { return (n / 2 % 4) * 4 + (n / 8) * 2 + n % 2; }
+};
+template <int H>
+inline V16 pool_interleave(V16 a, V16 b) {
+  const V16 pairs = shuffle2<PoolPairs<H>>(a, b);
+  return shuffle2<PoolPairOrder>(pairs, pairs);
+}
 
 // TS = 2's pooled outputs of one image: position (2 ty + a) * 4 + 2 tx + c of its 4x4 <- lane
 // (2 ty + tx) * 4 + 2a + c after finish_output's transpose.
@@ -137,11 +151,120 @@ inline void column_of(const V16 (&x)[R][N], int j, V16 (&out)[R]) {
   for (int i = 0; i < R; ++i) out[i] = x[i][j];
 }
 
+// One gathered window row of every lane, row-transformed: load_row(k, j0) gives quad k's 16 floats of window
+// columns j0 .. j0 + 3 (four tiles' four columns), transposed inside 128-bit lanes into d[0 .. 7], x = d B.
+template <class LoadRow>
+inline void gathered_row_pass(LoadRow load_row, V16 (&x)[kIn]) {
+  V16 row[kIn];
+#pragma GCC unroll 2
+  for (int j0 = 0; j0 < kIn; j0 += 4) {
+    V16 q[4];
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; ++k) {
+      q[k] = load_row(k, j0);
+      keep_in_register(q[k]);
+    }
+    transpose_quads(q, row + j0);
+  }
+  bt_apply(row, x);
+}
+
+// Window rows 4 .. 7 of a tile are rows 0 .. 3 of the tile below it, which sits in another lane of the same
+// vector, except below the vector's last tile row: there they are plane rows the vector's own windows do not
+// start on, gathered and row-transformed apart (extra_row_passes, kExtraRows row passes into xe), and
+// lower_rows builds x[4 .. 7] of one column from x[0 .. 3] and xe with lane shuffles:
+// - TS = 4 (conv2, one image, lane u * 4 + q: tile row q, column u): the lane to the right, and tile row 3's
+//   plane rows 16 .. 19 (xe[0], quad i: row 16 + i) in lane 3 of each 128-bit lane (one vpermt2ps);
+// - TS = 8 (conv1, lane u * 4 + q: quads 0, 1 the halves of a tile row, 2, 3 of the next): two lanes to the
+//   right, and the two halves of the 4 plane rows below the second tile row (xe[h], quad i: row + i), in
+//   lanes 2 and 3 (in-lane shuffles only);
+// - TS = 2 (conv3, quads are images, u = 2 ty + tx): eight lanes to the right, and plane rows 8 .. 11
+//   (xe[h], quads rows 8 + 2h and 9 + 2h of both tile columns) in the upper eight (256-bit halves).
+template <int TS>
+inline constexpr int kExtraRows = TS == 4 ? 1 : 2;
+
+template <const ConvSpec& S, int G>
+inline void extra_row_passes(const float* const (&planes)[G], int c, int lv, V16 (&xe)[kExtraRows<Geometry<S, G>::TS>][kIn]) {
+  using Ge = Geometry<S, G>;
+  constexpr int IN = Ge::IN;
+  if constexpr (Ge::TS == 4) {
+    const float* below = planes[tile_of<4>(lv, 0, 0).image] + (std::size_t(c) * IN + kOut * Ge::TS) * IN;
+    gathered_row_pass([&](int k, int j0) { return load_v16(below + std::size_t(k) * IN + j0); }, xe[0]);
+  } else if constexpr (Ge::TS == 8) {
+    const float* below = planes[tile_of<8>(lv, 0, 0).image] +
+                         (std::size_t(c) * IN + kOut * tile_of<8>(lv, 0, 0).ty + 2 * kOut) * IN;
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+      gathered_row_pass([&](int k, int j0) { return load_v16(below + std::size_t(k) * IN + 4 * kOut * h + j0); },
+                        xe[h]);
+  } else {
+#pragma GCC unroll 2
+    for (int h = 0; h < 2; ++h)
+      gathered_row_pass(
+          [&](int k, int j0) {
+            const float* row = planes[tile_of<2>(lv, k, 0).image] + (std::size_t(c) * IN + 2 * kOut + 2 * h) * IN + j0;
+            const simd::Vec<8>::type top = load<8>(row), bottom = load<8>(row + IN);
+            return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+          },
+          xe[h]);
+  }
+}
+
+template <int I>
+struct LowerRows4 {  // TS = 4: x[I + 4] from x[I] (lanes a) and xe[0] (lanes b)
+  static constexpr int idx(int n) { return n % 4 < 3 ? n + 1 : 16 + n - 3 + I; }
+};
+template <int H>
+struct HalvesOfRows {  // TS = 8: rows 2H, 2H + 1 of both halves, (a[2H], a[2H + 1], b[2H], b[2H + 1]) per 128-bit lane
+  static constexpr int idx(int n) { return (n / 4) * 4 + 2 * H + n % 2 + (n % 4 / 2) * 16; }
+};
+template <int I>
+struct LowerRows8 {  // TS = 8: x[I + 4] from x[I] (lanes a) and HalvesOfRows<I / 2> (lanes b)
+  static constexpr int idx(int n) { return n % 4 < 2 ? n + 2 : 16 + (n / 4) * 4 + I % 2 + 2 * (n % 4 - 2); }
+};
+template <int I>
+struct LowerRows2 {  // TS = 2: x[I + 4] from x[I] (lanes a) and xe[I / 2] (lanes b)
+  static constexpr int idx(int n) { return n < 8 ? n + 8 : 16 + n - (I % 2 == 0 ? 8 : 0); }
+};
+
+template <int TS>
+inline void lower_rows(const V16 (&x)[kOut][kIn], const V16 (&xe)[kExtraRows<TS>][kIn], int l, V16 (&col)[kIn]) {
+  if constexpr (TS == 4) {
+#if defined(__AVX512BW__)
+    // (x[I][1 .. 3], xe[I]) in each 128-bit lane: vpalignr, in-lane, instead of the vpermt2ps GCC makes of
+    // LowerRows4 (8 % off this step: the two-source permutes take FMA-pipe slots).
+    const __m512i e = __m512i(xe[0][l]);
+    col[4] = V16(_mm512_alignr_epi8(e, __m512i(x[0][l]), 4));
+    col[5] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 4), __m512i(x[1][l]), 4));
+    col[6] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 8), __m512i(x[2][l]), 4));
+    col[7] = V16(_mm512_alignr_epi8(_mm512_bsrli_epi128(e, 12), __m512i(x[3][l]), 4));
+#else
+    col[4] = shuffle2<LowerRows4<0>>(x[0][l], xe[0][l]);
+    col[5] = shuffle2<LowerRows4<1>>(x[1][l], xe[0][l]);
+    col[6] = shuffle2<LowerRows4<2>>(x[2][l], xe[0][l]);
+    col[7] = shuffle2<LowerRows4<3>>(x[3][l], xe[0][l]);
+#endif
+  } else if constexpr (TS == 8) {
+    const V16 e01 = shuffle2<HalvesOfRows<0>>(xe[0][l], xe[1][l]), e23 = shuffle2<HalvesOfRows<1>>(xe[0][l], xe[1][l]);
+    col[4] = shuffle2<LowerRows8<0>>(x[0][l], e01);
+    col[5] = shuffle2<LowerRows8<1>>(x[1][l], e01);
+    col[6] = shuffle2<LowerRows8<2>>(x[2][l], e23);
+    col[7] = shuffle2<LowerRows8<3>>(x[3][l], e23);
+  } else {
+    col[4] = shuffle2<LowerRows2<0>>(x[0][l], xe[0][l]);
+    col[5] = shuffle2<LowerRows2<1>>(x[1][l], xe[0][l]);
+    col[6] = shuffle2<LowerRows2<2>>(x[2][l], xe[1][l]);
+    col[7] = shuffle2<LowerRows2<3>>(x[3][l], xe[1][l]);
+  }
+}
+
 // Step 1. For each channel and lane vector: gather every lane's 8x8 window d from the padded planes
 // (vector loads and transposes, no scalar moves), then V = BT d B = BT (d B): each window row is
-// transformed (x = d B) as soon as it is gathered, so that only one row of d is live (all of d and x
-// together spilled), then the columns (V = BT x). Each (lane vector, channel) transform writes one contiguous
-// block (v_offset). Lane vectors lv_first .. lv_last - 1 only: conv1 runs one at a time.
+// transformed (x = d B) as soon as it is gathered, then the columns (V = BT x). Only window rows 0 .. 3 are
+// gathered for every lane, rows 4 .. 7 are shuffles of those and of 1-2 extra row passes (lower_rows): 5-6
+// row passes instead of 8, and 40-48 live vectors instead of 64 (whose spills bound this step); the same
+// operations per value, so bit-identical. Each (lane vector, channel) transform writes one contiguous block
+// (v_offset). Lane vectors lv_first .. lv_last - 1 only: conv1 runs one at a time.
 template <const ConvSpec& S, int G>
 void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0,
                      int lv_last = Geometry<S, G>::NV) {
@@ -149,26 +272,18 @@ void input_transform(const float* const (&planes)[G], float* v, int lv_first = 0
   constexpr int C = Ge::C;
   for (int lv = lv_first; lv < lv_last; ++lv)
     for (int c = 0; c < C; ++c) {
-      V16 x[kIn][kIn];  // x[i][l] = (d B)[i][l]: each window row transformed as soon as it is gathered
-#pragma GCC unroll 8
-      for (int i = 0; i < kIn; ++i) {
-        V16 row[kIn];
-#pragma GCC unroll 2
-        for (int j0 = 0; j0 < kIn; j0 += 4) {
-          V16 q[4];
+      V16 xe[kExtraRows<Ge::TS>][kIn];
+      extra_row_passes<S, G>(planes, c, lv, xe);
+      V16 x[kOut][kIn];  // x[i][l] = (d B)[i][l], window rows 0 .. 3
 #pragma GCC unroll 4
-          for (int k = 0; k < 4; ++k) {
-            q[k] = load_quad<S, G>(planes, c, lv, k, i, j0);
-            keep_in_register(q[k]);
-          }
-          transpose_quads(q, row + j0);
-        }
-        bt_apply(row, x[i]);
-      }
+      for (int i = 0; i < kOut; ++i)
+        gathered_row_pass([&](int k, int j0) { return load_quad<S, G>(planes, c, lv, k, i, j0); }, x[i]);
 #pragma GCC unroll 8
       for (int l = 0; l < kIn; ++l) {
         V16 col[kIn], r[kIn];
-        column_of(x, l, col);
+#pragma GCC unroll 4
+        for (int i = 0; i < kOut; ++i) col[i] = x[i][l];
+        lower_rows<Ge::TS>(x, xe, l, col);
         bt_apply(col, r);
 #pragma GCC unroll 8
         for (int k = 0; k < kIn; ++k) store<16>(v + v_offset<C>(c, k * kIn + l, lv), r[k]);
@@ -242,8 +357,8 @@ inline void finish_output(const V16 (&p)[kOut][kIn], float bias, float* const (&
       // (TS = 4: quads are tile rows) or one row of 16 (TS = 8: quads are half rows).
 #pragma GCC unroll 2
       for (int h = 0; h < 2; ++h) {
-        const V16 rows = h == 0 ? shuffle2<PoolInterleave<0>>(pooled[a][0], pooled[a][1])
-                                : shuffle2<PoolInterleave<1>>(pooled[a][0], pooled[a][1]);
+        const V16 rows = h == 0 ? pool_interleave<0>(pooled[a][0], pooled[a][1])
+                                : pool_interleave<1>(pooled[a][0], pooled[a][1]);
         const Tile t = tile_of<TS>(lv, 2 * h, 0);
         float* out = outs[t.image] + (std::size_t(f) * op + 2 * t.ty + a + opad) * op + opad;
         if constexpr (TS == 8) {
