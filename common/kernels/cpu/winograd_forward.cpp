@@ -184,7 +184,8 @@ template <int TS>
 inline constexpr int kExtraRows = TS == 4 ? 1 : 2;
 
 template <const ConvSpec& S, int G>
-inline void extra_row_passes(const float* const (&planes)[G], int c, int lv, V16 (&xe)[kExtraRows<Geometry<S, G>::TS>][kIn]) {
+inline void extra_row_passes(const float* const (&planes)[G], int c, int lv,
+                             V16 (&xe)[kExtraRows<Geometry<S, G>::TS>][kIn]) {
   using Ge = Geometry<S, G>;
   constexpr int IN = Ge::IN;
   if constexpr (Ge::TS == 4) {
@@ -202,7 +203,8 @@ inline void extra_row_passes(const float* const (&planes)[G], int c, int lv, V16
     for (int h = 0; h < 2; ++h)
       gathered_row_pass(
           [&](int k, int j0) {
-            const float* row = planes[tile_of<2>(lv, k, 0).image] + (std::size_t(c) * IN + 2 * kOut + 2 * h) * IN + j0;
+            const float* row =
+                planes[tile_of<2>(lv, k, 0).image] + (std::size_t(c) * IN + 2 * kOut + 2 * h) * IN + j0;
             const simd::Vec<8>::type top = load<8>(row), bottom = load<8>(row + IN);
             return __builtin_shufflevector(top, bottom, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
           },
