@@ -363,44 +363,43 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         else transform_item(i - kChunk * F);
       }
     }
-    return;
-  }
+  } else {
+    for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
+      const int valid = min(kImages, count - first);
+      __syncthreads();  // the previous round is done with the input planes and V
 
-  for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
-    const int valid = min(kImages, count - first);
-    __syncthreads();  // the previous round is done with the input planes and V
-
-    // This round's input into the padded planes (see InputMode); with kRegisters the next round's is fetched
-    // now, its latency hidden behind this round's stages.
-    if constexpr (Lay::kInput == kRegisters) {
-      store_input<kLayer, Lay>(pending, valid, in);
-      if (first + gridDim.x * kImages < count)
-        fetch_input<kLayer, Lay>(input, first + gridDim.x * kImages, count, pending);
-    } else if constexpr (Lay::kInput == kAsync) {
-      wait_async_copies();
-    } else {
-      fetch_input<kLayer, Lay>(input, first, count, pending);
-      store_input<kLayer, Lay>(pending, valid, in);
-    }
-    __syncthreads();
-
-    for (int i = t; i < valid * T * C; i += kThreads) transform_item(i);
-
-    for (int chunk = 0; chunk * kChunk < valid * T; ++chunk) {
-      __syncthreads();  // V is complete / the previous chunk's output stage is done with M
-      if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count)  // the planes are free
-        copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, in);
-      elementwise(chunk);
+      // This round's input into the padded planes (see InputMode); with kRegisters the next round's is fetched
+      // now, its latency hidden behind this round's stages.
+      if constexpr (Lay::kInput == kRegisters) {
+        store_input<kLayer, Lay>(pending, valid, in);
+        if (first + gridDim.x * kImages < count)
+          fetch_input<kLayer, Lay>(input, first + gridDim.x * kImages, count, pending);
+      } else if constexpr (Lay::kInput == kAsync) {
+        wait_async_copies();
+      } else {
+        fetch_input<kLayer, Lay>(input, first, count, pending);
+        store_input<kLayer, Lay>(pending, valid, in);
+      }
       __syncthreads();
-      for (int i = t; i < kChunk * F; i += kThreads) output_item(i, chunk, first, valid);
-    }
 
-    if constexpr (kLayer == 3) {
-      __syncthreads();
-      const int warp = t / 32, lane = t % 32;
-      if (warp < valid)
-        fc_softmax_warp(pooled_buf + warp * kFc.inputs(), wfc, bfc, output + (std::size_t(first) + warp) * kClasses,
-                        lane);
+      for (int i = t; i < valid * T * C; i += kThreads) transform_item(i);
+
+      for (int chunk = 0; chunk * kChunk < valid * T; ++chunk) {
+        __syncthreads();  // V is complete / the previous chunk's output stage is done with M
+        if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count)  // the planes are free
+          copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, in);
+        elementwise(chunk);
+        __syncthreads();
+        for (int i = t; i < kChunk * F; i += kThreads) output_item(i, chunk, first, valid);
+      }
+
+      if constexpr (kLayer == 3) {
+        __syncthreads();
+        const int warp = t / 32, lane = t % 32;
+        if (warp < valid)
+          fc_softmax_warp(pooled_buf + warp * kFc.inputs(), wfc, bfc, output + (std::size_t(first) + warp) * kClasses,
+                          lane);
+      }
     }
   }
 }
