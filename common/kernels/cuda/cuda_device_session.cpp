@@ -1,6 +1,7 @@
 #include "common/kernels/cuda/cuda_device_session.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "common/timer.hpp"
 
@@ -106,16 +107,33 @@ double DeviceSession::download(float* probs) {
   return t.ms();
 }
 
-// Pinned host memory (the harness' buffers, registered in place: an application streaming images would
-// own pinned buffers) and 4 streams: chunk k+1's copy runs while chunk k computes.
+// Pinned host buffers of the session's own (an application streaming images would own pinned buffers), the
+// harness' pixels copied in and the probabilities out untimed, and 4 streams: chunk k+1's copy runs while chunk
+// k computes. Registering the harness' buffers in place instead failed where a small one shares a page with
+// another registered one (1 image on an H100: "cudaHostRegister(probs): invalid argument").
 std::optional<double> DeviceSession::end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) {
   NvtxRange range(label_ + "/end_to_end");
   // Layer-wise variants reuse one set of intermediate buffers, so their chunks cannot run concurrently;
   // upload() sized the device image buffer for n images.
   if (layerwise() || n > n_) return std::nullopt;
-  check(cudaHostRegister(const_cast<std::uint8_t*>(pixels), n * kImageBytes, cudaHostRegisterReadOnly),
-        "cudaHostRegister(images)");
-  check(cudaHostRegister(probs, n * kClasses * sizeof(float), cudaHostRegisterDefault), "cudaHostRegister(probs)");
+  if (n > pinned_n_) {
+    pinned_images_.reset();
+    pinned_probs_.reset();
+    pinned_n_ = 0;
+    void *images = nullptr, *out = nullptr;
+    if (cudaMallocHost(&images, n * kImageBytes) != cudaSuccess ||
+        cudaMallocHost(&out, n * kClasses * sizeof(float)) != cudaSuccess) {
+      cudaFreeHost(images);
+      cudaGetLastError();  // no pinned memory to spare: no end-to-end figure, the run goes on
+      return std::nullopt;
+    }
+    pinned_images_.reset(static_cast<std::uint8_t*>(images));
+    pinned_probs_.reset(static_cast<float*>(out));
+    pinned_n_ = n;
+  }
+  std::uint8_t* const host_images = pinned_images_.get();
+  float* const host_probs = pinned_probs_.get();
+  std::memcpy(host_images, pixels, n * kImageBytes);
   constexpr int kStreams = 4;
   cudaStream_t streams[kStreams];
   for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -127,19 +145,18 @@ std::optional<double> DeviceSession::end_to_end(const std::uint8_t* pixels, std:
   for (std::size_t first = 0; first < n; first += chunk, ++k) {
     const std::size_t count = std::min(chunk, n - first);
     cudaStream_t s = streams[k % kStreams];
-    check(cudaMemcpyAsync(d_images_ + first * kImageBytes, pixels + first * kImageBytes, count * kImageBytes,
+    check(cudaMemcpyAsync(d_images_ + first * kImageBytes, host_images + first * kImageBytes, count * kImageBytes,
                           cudaMemcpyHostToDevice, s),
           "h2d copy");
     run(d_images_ + first * kImageBytes, d_probs_ + first * kClasses, count, s, nullptr);
-    check(cudaMemcpyAsync(probs + first * kClasses, d_probs_ + first * kClasses, count * kClasses * sizeof(float),
-                          cudaMemcpyDeviceToHost, s),
+    check(cudaMemcpyAsync(host_probs + first * kClasses, d_probs_ + first * kClasses,
+                          count * kClasses * sizeof(float), cudaMemcpyDeviceToHost, s),
           "d2h copy");
   }
   check(cudaDeviceSynchronize(), (label_ + " end to end").c_str());
   const double ms = clock.ms();
   for (auto& s : streams) cudaStreamDestroy(s);
-  cudaHostUnregister(probs);
-  cudaHostUnregister(const_cast<std::uint8_t*>(pixels));
+  std::memcpy(probs, host_probs, n * kClasses * sizeof(float));
   return ms;
 }
 

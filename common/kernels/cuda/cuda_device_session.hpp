@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -65,6 +66,12 @@ class DeviceSession : public Session {
   std::uint8_t* d_images_ = nullptr;
   float* d_probs_ = nullptr;
   std::size_t n_ = 0;
+  struct FreeHost {
+    void operator()(void* p) const { cudaFreeHost(p); }
+  };
+  std::unique_ptr<std::uint8_t, FreeHost> pinned_images_;  // end_to_end()'s host side, pinned_n_ images
+  std::unique_ptr<float, FreeHost> pinned_probs_;
+  std::size_t pinned_n_ = 0;
 };
 
 }  // namespace cnn::cuda
