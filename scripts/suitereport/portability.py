@@ -243,10 +243,11 @@ def verdict(runs, images=None, platform_ids=None):
 
 
 def verdicts(runs):
-    """The verdict at every image count that at least two platforms share, fewest images first."""
+    """The verdict at every image count that at least two platforms and two models share, fewest images first
+    (one model's sweep over image counts, say a check of its thresholds on two GPUs, compares no models)."""
     for n in sorted(image_counts(runs)):
         v = verdict(runs, n)
-        if len(v.platforms) >= 2:
+        if len(v.platforms) >= 2 and len(v.models) >= 2:
             yield v
 
 

@@ -120,6 +120,18 @@ def test_application_efficiency_and_pp_by_hand(results):
     assert cpus.pp("openmp") == pytest.approx(1.0) and "cuda" not in cpus.models
 
 
+def test_verdicts_need_two_platforms_and_two_models(results):
+    # cuda alone at 7 images on two GPUs (a sweep of one model's thresholds): no verdict at 7 images
+    h100 = dict(XEON, gpu={"gpu_name": "NVIDIA H100 80GB HBM3"})
+    for name, machine in (("h200", H200), ("h100", h100)):
+        write(results / name / "sweep.json", machine, [
+            run_of("cuda", "winograd", 0.04, threads=1, device=machine["gpu"]["gpu_name"],
+                   gpu=machine["gpu"]["gpu_name"], images=7)])
+    runs = load.all_runs(load.load_reports([results]))
+    assert portability.verdict(runs, 7).platforms  # the verdict itself can be asked for
+    assert [v.images for v in portability.verdicts(runs)] == [1000]
+
+
 def test_architectural_efficiency_against_the_units_peak(results):
     v = verdict(results)
     epyc, xeon, h200 = v.ids()
