@@ -198,8 +198,7 @@ class CudaFusedSession final : public DeviceSession {
     w2_ = to_device(net.conv2.weights);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    check(cudaFuncSetAttribute(fused_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
-          "shared memory size");
+    allow_shared_memory(fused_kernel, kSharedBytes);
     int per_sm = 0, sms = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fused_kernel, kThreads, kSharedBytes), "occupancy");
     check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0), "SM count");

@@ -341,9 +341,7 @@ class FusedMmaSession final : public DeviceSession {
     fragments_ = to_device(fragments);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    check(cudaFuncSetAttribute(fused_mma_kernel<A>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                               int(Lay::kSharedBytes)),
-          "shared memory size");
+    allow_shared_memory(fused_mma_kernel<A>, Lay::kSharedBytes);
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
   }
 

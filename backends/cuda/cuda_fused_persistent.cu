@@ -234,8 +234,7 @@ class CudaFusedPersistentSession final : public DeviceSession {
     w3_ = to_device(net.conv3.weights);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    check(cudaFuncSetAttribute(fused_persistent_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)),
-          "shared memory size");
+    allow_shared_memory(fused_persistent_kernel, kSharedBytes);
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
   }
 

@@ -458,13 +458,6 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 }
 
 template <int kImages>
-void allow_shared_memory() {
-  check(cudaFuncSetAttribute(conv1_mma_kernel<kImages>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(kSharedBytes<kImages>)),
-        "shared memory size");
-}
-
-template <int kImages>
 void launch(const std::uint8_t* images, const std::uint32_t* fragments, float* output, std::size_t n, int sms,
             cudaStream_t s) {
   const int blocks = persistent_blocks(n, kImages, kBlocksPerSm * sms);
@@ -487,13 +480,6 @@ std::vector<float> transformed_weights(const ConvSpec& spec, const std::vector<f
   return u;
 }
 
-template <int kLayer, class Lay>
-void allow_shared_memory() {
-  check(cudaFuncSetAttribute(winograd_layer_kernel<kLayer, Lay>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             int(Lay::kSharedBytes)),
-        "shared memory size");
-}
-
 // kConv1Mma: conv1 as a direct implicit GEMM on the tensor cores (conv1_mma above, cuda:winograd_conv1_mma);
 // else conv1 too is Winograd on the FP32 units (cuda:winograd).
 // kLanes: a chunk is split over this many side streams, so that one half's kernels fill the SMs that the other
@@ -511,21 +497,21 @@ class CudaWinogradSession final : public DeviceSession {
     check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
     if constexpr (!kConv1Mma) {
       u1_ = to_device(transformed_weights(kConv1, net.conv1.weights));
-      allow_shared_memory<1, Conv1>();
+      allow_shared_memory(winograd_layer_kernel<1, Conv1>, Conv1::kSharedBytes);
     } else {
       std::vector<std::uint32_t> fragments;
       fused_mma::append_fragments<conv1_mma::A, conv1_mma::G>(fragments, net.conv1.weights);
       fragments1_ = to_device(fragments);
-      conv1_mma::allow_shared_memory<4>();
-      conv1_mma::allow_shared_memory<2>();
+      allow_shared_memory(conv1_mma::conv1_mma_kernel<4>, conv1_mma::kSharedBytes<4>);
+      allow_shared_memory(conv1_mma::conv1_mma_kernel<2>, conv1_mma::kSharedBytes<2>);
     }
     u2_ = to_device(transformed_weights(kConv2, net.conv2.weights));
     u3_ = to_device(transformed_weights(kConv3, net.conv3.weights));
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    allow_shared_memory<2, Conv2>();
-    allow_shared_memory<3, Conv3>();
-    allow_shared_memory<3, Conv3Small>();
+    allow_shared_memory(winograd_layer_kernel<2, Conv2>, Conv2::kSharedBytes);
+    allow_shared_memory(winograd_layer_kernel<3, Conv3>, Conv3::kSharedBytes);
+    allow_shared_memory(winograd_layer_kernel<3, Conv3Small>, Conv3Small::kSharedBytes);
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
     // The intermediate activations: one set per slot. end_to_end() runs chunks on several streams at once,
     // and a chunk's lanes run at once: each part takes the next slot and first waits until the last part that

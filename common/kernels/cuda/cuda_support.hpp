@@ -17,6 +17,12 @@ namespace cnn::cuda {
 void check(cudaError_t err, const char* what);
 void* device_alloc(std::size_t bytes);  // cudaMalloc or a clear out-of-memory error
 
+// Lets `kernel` launch with `bytes` of dynamic shared memory (more than the 48 KB a kernel gets by default).
+template <class Kernel>
+void allow_shared_memory(Kernel* kernel, std::size_t bytes) {
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), "shared memory size");
+}
+
 Availability availability();  // runnable only with a CUDA device: otherwise says why
 std::vector<std::pair<std::string, std::string>> device_info();
 
