@@ -273,6 +273,13 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       copy_input_async<Lay>(static_cast<const float*>(input), blockIdx.x * kImages, count, in);
   }
 
+  // kRegisters: the round at `first` from the registers into the padded planes, and the round after it fetched
+  // into the registers, its latency hidden behind this round's stages.
+  const auto stage_input = [&](int first, int valid) {
+    store_input<kLayer, Lay>(pending, valid, in);
+    const int next = first + gridDim.x * kImages;
+    if (next < count) fetch_input<kLayer, Lay>(input, next, count, pending);
+  };
   // The stages, item by item. Input transform: item i = (tile, channel) of the round's input.
   const auto transform_item = [&](int i) {
     const int c = i % C, tile = i / C;
@@ -343,8 +350,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     static_assert(kImages == 1 && kChunk == T && Lay::kInput == kRegisters && kLayer != 3, "one chunk a round");
     int first = blockIdx.x;
     if (first < count) {
-      store_input<kLayer, Lay>(pending, 1, in);
-      if (first + gridDim.x < count) fetch_input<kLayer, Lay>(input, first + gridDim.x, count, pending);
+      stage_input(first, 1);
       __syncthreads();
       for (int i = t; i < T * C; i += kThreads) transform_item(i);
     }
@@ -352,10 +358,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       const int next = first + gridDim.x;
       __syncthreads();  // V complete, the previous output stage done with M
       elementwise(0);
-      if (next < count) {
-        store_input<kLayer, Lay>(pending, 1, in);
-        if (next + gridDim.x < count) fetch_input<kLayer, Lay>(input, next + gridDim.x, count, pending);
-      }
+      if (next < count) stage_input(next, 1);
       __syncthreads();  // M complete, the next image in the planes
       const int items = kChunk * F + (next < count ? T * C : 0);
       for (int i = t; i < items; i += kThreads) {
@@ -368,12 +371,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       const int valid = min(kImages, count - first);
       __syncthreads();  // the previous round is done with the input planes and V
 
-      // This round's input into the padded planes (see InputMode); with kRegisters the next round's is fetched
-      // now, its latency hidden behind this round's stages.
+      // This round's input into the padded planes (see InputMode).
       if constexpr (Lay::kInput == kRegisters) {
-        store_input<kLayer, Lay>(pending, valid, in);
-        if (first + gridDim.x * kImages < count)
-          fetch_input<kLayer, Lay>(input, first + gridDim.x * kImages, count, pending);
+        stage_input(first, valid);
       } else if constexpr (Lay::kInput == kAsync) {
         wait_async_copies();
       } else {
