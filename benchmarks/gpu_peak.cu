@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "common/network_spec.hpp"
+
 namespace {
 
 void check(cudaError_t e, const char* what) {
@@ -119,7 +121,7 @@ double gemm_gflops(cublasHandle_t h, cudaDataType type, cublasComputeType_t comp
 // Host-to-device copies from pinned memory, GB/s: the link that bounds a variant's end-to-end time (50000
 // CIFAR-10 images are 154 MB, the size copied here), whatever its forward pass takes.
 double h2d_pinned_gb_per_s() {
-  const std::size_t bytes = std::size_t(50000) * 3072;
+  const std::size_t bytes = std::size_t(50000) * cnn::kImageBytes;
   void *host, *dev;
   check(cudaMallocHost(&host, bytes), "cudaMallocHost");
   check(cudaMalloc(&dev, bytes), "cudaMalloc");
