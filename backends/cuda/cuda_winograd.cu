@@ -128,51 +128,6 @@ __device__ __forceinline__ float bias_of(int f) {
   return c_bias3[f];
 }
 
-// V = BT d B of the 8x8 window at src (row stride S): BT on the columns, then on the rows.
-template <int S>
-__device__ __forceinline__ void input_transform(const float* src, float (&v)[kE]) {
-  float x[wg::kIn][wg::kIn];
-#pragma unroll
-  for (int j = 0; j < wg::kIn; ++j) {
-    float col[wg::kIn], r[wg::kIn];
-#pragma unroll
-    for (int i = 0; i < wg::kIn; ++i) col[i] = src[i * S + j];
-    wg::bt_apply(col, r);
-#pragma unroll
-    for (int k = 0; k < wg::kIn; ++k) x[k][j] = r[k];
-  }
-#pragma unroll
-  for (int k = 0; k < wg::kIn; ++k) {
-    float r[wg::kIn];
-    wg::bt_apply(x[k], r);
-#pragma unroll
-    for (int l = 0; l < wg::kIn; ++l) v[k * wg::kIn + l] = r[l];
-  }
-}
-
-// Y = AT M A of one tile's 64 values m (row-major), then the 2x2 max pools of Y: pooled[a][b].
-__device__ __forceinline__ void output_transform_pool(const float (&m)[kE], float (&pooled)[2][2]) {
-  float z[wg::kOut][wg::kIn];
-#pragma unroll
-  for (int j = 0; j < wg::kIn; ++j) {
-    float col[wg::kIn], r[wg::kOut];
-#pragma unroll
-    for (int i = 0; i < wg::kIn; ++i) col[i] = m[i * wg::kIn + j];
-    wg::at_apply(col, r);
-#pragma unroll
-    for (int a = 0; a < wg::kOut; ++a) z[a][j] = r[a];
-  }
-  float y[wg::kOut][wg::kOut];
-#pragma unroll
-  for (int a = 0; a < wg::kOut; ++a) wg::at_apply(z[a], y[a]);
-#pragma unroll
-  for (int a = 0; a < 2; ++a)
-#pragma unroll
-    for (int b = 0; b < 2; ++b)
-      pooled[a][b] = fmaxf(fmaxf(y[2 * a][2 * b], y[2 * a][2 * b + 1]),
-                           fmaxf(y[2 * a + 1][2 * b], y[2 * a + 1][2 * b + 1]));
-}
-
 // Images [first, first + kImages) (those below count) into this thread's words: conv1's pixels as the fused
 // kernels fetch them, the other layers' activations from L2.
 template <int kLayer, class Lay, class Word, int N>
@@ -286,7 +241,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
     float v[kE];
-    input_transform<P>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx, v);
+    wg::tile_input_transform<P>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx, v);
     float* dst = vbuf + tile * Lay::kVTile + c;
 #pragma unroll
     for (int e = 0; e < kE; ++e) dst[e * kPs] = v[e];
@@ -326,7 +281,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       m[4 * e] = q.x, m[4 * e + 1] = q.y, m[4 * e + 2] = q.z, m[4 * e + 3] = q.w;
     }
     float pooled[2][2];
-    output_transform_pool(m, pooled);
+    wg::tile_output_pool(m, pooled);
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
     const float bias = bias_of<kLayer>(f);

@@ -92,6 +92,23 @@ if ! grep -q HOPPER90 "$archfile"; then
          -e '/^CHECK_CUDA_ARCH(AMPERE86 /a CHECK_CUDA_ARCH(HOPPER90  sm_90)' \
          -e 's/IF (KOKKOS_ARCH_AMPERE80 OR KOKKOS_ARCH_AMPERE86)/IF (KOKKOS_ARCH_AMPERE80 OR KOKKOS_ARCH_AMPERE86 OR KOKKOS_ARCH_HOPPER90)/' "$archfile"
 fi
+# Team scratch above 48 KB per team on CUDA, as Kokkos offers since kokkos/kokkos#9012 (2026): 3.4.1 caps level 0
+# at sharedMemPerBlock (48 KB) and launches without the opt-in, so a larger request throws or (past the check)
+# the kernel does not run. Limits from sharedMemPerBlockOptin (227 KB on Hopper), and the opt-in attribute set
+# before a launch that asks for more than 48 KB. kokkos:winograd_layers needs it (up to 222 KB a team).
+instance_cpp=$src/core/src/Cuda/Kokkos_Cuda_Instance.cpp
+if ! grep -q 'm_maxShmemPerBlock = cudaProp.sharedMemPerBlockOptin' "$instance_cpp"; then
+  echo "build-kokkos: patch Kokkos_Cuda_{Instance.cpp,BlockSize_Deduction.hpp,KernelLaunch.hpp}: team scratch up to sharedMemPerBlockOptin"
+  sed -i 's/m_maxShmemPerBlock = cudaProp.sharedMemPerBlock;/m_maxShmemPerBlock = cudaProp.sharedMemPerBlockOptin;/' "$instance_cpp"
+  sed -i -e 's/shmem_per_block         = properties.sharedMemPerBlock;/shmem_per_block         = properties.sharedMemPerBlockOptin;/' \
+         -e 's/dynamic_shmem_per_block = attributes.maxDynamicSharedSizeBytes;/dynamic_shmem_per_block = properties.sharedMemPerBlockOptin - attributes.sharedSizeBytes;/' \
+    "$src/core/src/Cuda/Kokkos_Cuda_BlockSize_Deduction.hpp"
+  perl -0pi -e 's/(\n\s*)\(base_t::\s*get_kernel_func\(\)\)<<<grid, block, shmem,/$1if (shmem > 48 * 1024) CUDA_SAFE_CALL(cudaFuncSetAttribute(base_t::get_kernel_func(), cudaFuncAttributeMaxDynamicSharedMemorySize, shmem));$1(base_t::get_kernel_func())<<<grid, block, shmem,/g' \
+    "$src/core/src/Cuda/Kokkos_Cuda_KernelLaunch.hpp"
+  [ "$(grep -c 'cudaFuncAttributeMaxDynamicSharedMemorySize, shmem' "$src/core/src/Cuda/Kokkos_Cuda_KernelLaunch.hpp")" = 3 ] &&
+    grep -q 'sharedMemPerBlockOptin - attributes' "$src/core/src/Cuda/Kokkos_Cuda_BlockSize_Deduction.hpp" &&
+    grep -q 'sharedMemPerBlockOptin;' "$instance_cpp" || { echo "build-kokkos: scratch patch did not apply" >&2; exit 1; }
+fi
 
 # 3. Builds: Kokkos core/containers/algorithms only, no tests. Skipped when the stamp says the install was
 # made by this script with this compiler and CMake.

@@ -38,12 +38,13 @@ struct WinogradArgs {
 };
 
 // A Winograd session: U of the three conv layers at start-up, then V::run(first, count) for each chunk of
-// images (one launch for all of them: teams are independent).
+// images (by default one chunk of all images: teams are independent).
 template <class V>
 class WinogradSession : public KokkosSession {
  public:
-  WinogradSession(const Network& net, const RunConfig& config, bool rows_apart)
-      : KokkosSession(net, config, kAllImages) {
+  WinogradSession(const Network& net, const RunConfig& config, bool rows_apart,
+                  std::size_t preferred_batch = kAllImages)
+      : KokkosSession(net, config, preferred_batch) {
     for (int l = 0; l < 3; ++l) u_[l] = winograd_weights(net.conv(l), rows_apart);
   }
 

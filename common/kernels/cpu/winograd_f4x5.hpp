@@ -87,6 +87,62 @@ CNN_FP32_INLINE void at_apply(const T (&x)[kIn], T (&y)[kOut]) {
   y[3] = (d1 + x[7]) + 8.0f * d2 + 0.125f * d3;
 }
 
+// Loops over a tile's rows and columns fully unrolled, so that its arrays stay in registers on a GPU.
+#if defined(__CUDACC__)
+#define CNN_WINOGRAD_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define CNN_WINOGRAD_UNROLL _Pragma("GCC unroll 8")
+#else
+#define CNN_WINOGRAD_UNROLL
+#endif
+
+// V = BT d B of one channel's 8x8 window at src (row stride S), row-major: BT on the columns, then on the rows.
+// The GPU kernels' per-thread transform (cuda:winograd, kokkos:winograd_layers); the CPU kernels transform
+// many tiles at once with bt_apply on vectors.
+template <int S>
+CNN_FP32_INLINE void tile_input_transform(const float* src, float (&v)[kElems]) {
+  float x[kIn][kIn];
+  CNN_WINOGRAD_UNROLL
+  for (int j = 0; j < kIn; ++j) {
+    float col[kIn], r[kIn];
+    CNN_WINOGRAD_UNROLL
+    for (int i = 0; i < kIn; ++i) col[i] = src[i * S + j];
+    bt_apply(col, r);
+    CNN_WINOGRAD_UNROLL
+    for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
+  }
+  CNN_WINOGRAD_UNROLL
+  for (int k = 0; k < kIn; ++k) {
+    float r[kIn];
+    bt_apply(x[k], r);
+    CNN_WINOGRAD_UNROLL
+    for (int l = 0; l < kIn; ++l) v[k * kIn + l] = r[l];
+  }
+}
+
+// Y = AT M A of one tile's 64 values m (row-major), then the 2x2 max pools of Y: pooled[a][b] (bias and ReLU
+// are the caller's). The GPU kernels' per-thread output stage, as tile_input_transform.
+CNN_FP32_INLINE void tile_output_pool(const float (&m)[kElems], float (&pooled)[2][2]) {
+  float z[kOut][kIn];
+  CNN_WINOGRAD_UNROLL
+  for (int j = 0; j < kIn; ++j) {
+    float col[kIn], r[kOut];
+    CNN_WINOGRAD_UNROLL
+    for (int i = 0; i < kIn; ++i) col[i] = m[i * kIn + j];
+    at_apply(col, r);
+    CNN_WINOGRAD_UNROLL
+    for (int a = 0; a < kOut; ++a) z[a][j] = r[a];
+  }
+  float y[kOut][kOut];
+  CNN_WINOGRAD_UNROLL
+  for (int a = 0; a < kOut; ++a) at_apply(z[a], y[a]);
+  CNN_WINOGRAD_UNROLL
+  for (int a = 0; a < 2; ++a)
+    CNN_WINOGRAD_UNROLL
+    for (int b = 0; b < 2; ++b)
+      pooled[a][b] = fmaxf(fmaxf(y[2 * a][2 * b], y[2 * a][2 * b + 1]), fmaxf(y[2 * a + 1][2 * b], y[2 * a + 1][2 * b + 1]));
+}
+
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
 // element-wise stage (64 multiply-adds per channel pair), the input transform BT d B per input channel and
 // the output transform AT M A per filter, plus the FC layer. A transform applies BT (AT) to the 8 columns,
