@@ -1,4 +1,4 @@
-// What the two Kokkos Winograd variants (kokkos_winograd.cpp, kokkos_winograd_lanes.cpp) share: the transformed
+// What the Kokkos Winograd variants (kokkos_winograd.cpp, kokkos_winograd_lanes.cpp, kokkos_winograd_layers.cpp) share: the
 // weights U = G g GT of each conv layer, what a team reads and writes (WinogradArgs), and the session around a
 // launch (WinogradSession, which calls the variant's run(first, count) once per chunk of images).
 #pragma once
