@@ -107,19 +107,88 @@ constexpr int kHostFP = 4;
 template <class Sh>
 constexpr int kHostVe = (Sh::channels + 1) * kL;
 
-// V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
-// (x = BT d, column by column), then columns (V = x B).
-template <class Sh>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
-  constexpr int C = Sh::channels, IN = Sh::padded;
-  for (int c = 0; c < C; ++c) {
-    float x[8][8][kL];  // x[k][j][lane]
-    const float* src = in + ((c * IN + 4 * ty) * IN + 4 * tx) * kL;
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + k * 8 * kHostVe<Sh> + c * kL);
+// Half G of bt_apply (winograd_f4x5.hpp, the same expressions): rows kBtHalf[G][0 .. 3] of BT x. Each half
+// reads all 8 inputs; bt_apply's pairs (r1, r2), (r3, r4), (r5, r6) stay whole.
+constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
+template <int G>
+KOKKOS_INLINE_FUNCTION void bt_half(const float (&x)[winograd::kIn], float (&r)[4]) {
+  if constexpr (G == 0) {
+    r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+    r[1] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+    const float e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+    r[2] = e1 + o1;
+    r[3] = e1 - o1;
+  } else {
+    const float e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+    r[0] = e2 + o2;
+    r[1] = e2 - o2;
+    const float e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+    r[2] = e3 + o3;
+    r[3] = e3 - o3;
   }
+}
+
+// The window rows of a tile that lie in the zero padding around an unpadded plane: the first tile row's top
+// Sh::pad rows, the last's bottom ones (a compile-time case, so that those loads and their arithmetic fold away
+// inside the vectorised lane loop).
+enum WindowRows { kRowsInside, kRowsTop, kRowsBottom };
+
+// Rows kBtHalf[G] of V[e][c][lane] (e = 8 k + l) of one channel: the column pass (x = BT d) of the 8 window
+// columns for those 4 rows only, then their row passes (V = x B). 32 live vectors rather than the whole x (64,
+// half of them spilled and reloaded); the window is read twice (from L1 the second time). The planes are
+// unpadded (side S): window sample (i, j) is in[base + (i S + j) kL + lane] inside the plane, zero outside it:
+// the rows of case R, and the first (left) or last (right) Sh::pad columns, whose column pass is zero.
+template <class Sh, int G, WindowRows R>
+KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, bool left, bool right,
+                                            float* __restrict__ v) {
+  constexpr int S = Sh::side, P = Sh::pad;
+  float x[4][8][kL];  // x[k][j][lane] = (BT d)[kBtHalf[G][k]][j]
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+  for (int j = 0; j < 8; ++j) {
+    if ((left && j < P) || (right && j >= 8 - P)) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) x[k][j][ln] = 0.0f;
+      }
+      continue;
+    }
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // one 16-wide vector iteration
+    for (int ln = 0; ln < kL; ++ln) {
+      float d[winograd::kIn], out[4];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+      for (int i = 0; i < winograd::kIn; ++i)
+        d[i] = (R == kRowsTop && i < P) || (R == kRowsBottom && i >= 8 - P) ? 0.0f
+                                                                            : in[base + (long(i) * S + j) * kL + ln];
+      bt_half<G>(d, out);
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) x[k][j][ln] = out[k];
+    }
+  }
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+  for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + kBtHalf[G][k] * 8 * kHostVe<Sh>);
+}
+
+template <class Sh, WindowRows R>
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, int ty, int tx) {
+  constexpr int C = Sh::channels, S = Sh::side, P = Sh::pad, TS = S / 4;
+  const bool left = tx == 0, right = tx == TS - 1;
+  for (int c = 0; c < C; ++c) {
+    const long base = ((long(c) * S + 4 * ty - P) * S + 4 * tx - P) * kL;
+    input_half_host<Sh, 0, R>(in, base, left, right, v + c * kL);
+    input_half_host<Sh, 1, R>(in, base, left, right, v + c * kL);
+  }
+}
+
+// V[e][c][lane] of tile (ty, tx), every channel, from unpadded planes of side S: columns of the window first
+// (x = BT d), then rows (V = x B), in two halves of x's rows (input_half_host).
+template <class Sh>
+KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
+  constexpr int TS = Sh::side / 4;
+  static_assert(TS >= 2 && Sh::pad <= 4, "a window reaches into one border at most");
+  if (ty == 0) input_channels_host<Sh, kRowsTop>(in, v, ty, tx);
+  else if (ty == TS - 1) input_channels_host<Sh, kRowsBottom>(in, v, ty, tx);
+  else if constexpr (TS > 2) input_channels_host<Sh, kRowsInside>(in, v, ty, tx);
 }
 
 // acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
@@ -275,19 +344,6 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u,
     }
 }
 
-// Zeroes the border (width pad) of C interleaved padded planes of side P.
-template <int C, int P, int pad>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
-  for (int r = 0; r < C * P; ++r) {
-    float* row = planes + r * P * kL;
-    const int y = r % P;
-    const int n = y < pad || y >= P - pad ? P : pad;  // whole row, or the left border (and the right below)
-    for (int k = 0; k < n * kL; ++k) row[k] = 0.0f;
-    if (n == pad)
-      for (int k = 0; k < pad * kL; ++k) row[(P - pad) * kL + k] = 0.0f;
-  }
-}
-
 // in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes. Row by row: each image's row
 // converted on its own (contiguous bytes: vector conversions), then the 16 rows interleaved, x by x (a store
 // group of 16 that GCC builds with vector permutes), rather than one byte load and conversion per lane.
@@ -340,9 +396,9 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* p
 }
 
 // Host scratch, floats: [in1 (in3 at its start once conv1 is done)][in2 (pool3 at its start after conv2)][V][M].
-constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
-constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
-constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
+constexpr int kHostIn1 = Shape1::channels * Shape1::side * Shape1::side * kL;  // unpadded planes
+constexpr int kHostIn2 = Shape2::channels * Shape2::side * Shape2::side * kL;
+constexpr int kHostIn3 = Shape3::channels * Shape3::side * Shape3::side * kL;
 constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
 constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
@@ -542,12 +598,9 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs&
   float* in2 = s + kHostIn1;
   float* v = in2 + kHostIn2;
   float* mb = v + kHostV;
-  zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
-  zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
-  load_images_host<Shape1::padded, Shape1::pad>(src, in1);
-  conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, a.u[0], a.b[0], in2, v, mb);
-  zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
-  conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, a.u[1], a.b[1], in3, v, mb);
+  load_images_host<Shape1::side, 0>(src, in1);
+  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb);
+  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb);  // in1 is dead
   conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
   fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
 }
@@ -586,7 +639,10 @@ class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession
     const WinogradArgs args = this->args(first, m);
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
     const int teams = int((m + kLanes - 1) / kLanes);
-    Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+    // Chunks of one team (16 images, as openmp:winograd's grabs): Kokkos' automatic chunk grows with the league
+    // (64 teams, 1024 images, at 50000 images), and its work stealing then ends the threads up to a chunk apart.
+    Kokkos::parallel_for("winograd_forward",
+                         Team(teams, kTeamSize).set_chunk_size(1).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
       const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
