@@ -101,11 +101,12 @@ constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the
 template <class Sh>
 constexpr int kHostFP = 4;
 
-// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels, so that the
-// input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1 sets,
-// as 1 KB apart (conv2, C = 16) they would.
+// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels where C is even, so
+// that the input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1
+// sets, as 1 KB apart (conv2, C = 16) they would; C itself where it is odd (conv1: 3 x 64 bytes apart already spread
+// over the sets, and V of a tile is 12 KB instead of 16 KB of L1).
 template <class Sh>
-constexpr int kHostVe = (Sh::channels + 1) * kL;
+constexpr int kHostVe = (Sh::channels % 2 == 0 ? Sh::channels + 1 : Sh::channels) * kL;
 
 // Half G of bt_apply (winograd_f4x5.hpp, the same expressions): rows kBtHalf[G][0 .. 3] of BT x. Each half
 // reads all 8 inputs; bt_apply's pairs (r1, r2), (r3, r4), (r5, r6) stay whole.
@@ -132,19 +133,35 @@ KOKKOS_INLINE_FUNCTION void bt_half(const float (&x)[winograd::kIn], float (&r)[
 // Sh::pad rows, the last's bottom ones (a compile-time case, so that those loads and their arithmetic fold away
 // inside the vectorised lane loop).
 enum WindowRows { kRowsInside, kRowsTop, kRowsBottom };
+// Likewise the tile's column in the tile row: the first (its left Sh::pad window columns in the padding), the last
+// (its right ones), or one inside.
+enum TileColumn { kColumnInside, kColumnLeft, kColumnRight };
 
 // Rows kBtHalf[G] of V[e][c][lane] (e = 8 k + l) of one channel: the column pass (x = BT d) of the 8 window
 // columns for those 4 rows only, then their row passes (V = x B). 32 live vectors rather than the whole x (64,
 // half of them spilled and reloaded); the window is read twice (from L1 the second time). The planes are
 // unpadded (side S): window sample (i, j) is in[base + (i S + j) kL + lane] inside the plane, zero outside it:
 // the rows of case R, and the first (left) or last (right) Sh::pad columns, whose column pass is zero.
-template <class Sh, int G, WindowRows R>
-KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, bool left, bool right,
-                                            float* __restrict__ v) {
+// Window columns 0 .. 3 of a tile are columns 4 .. 7 of the tile to its left: their column passes are kept in
+// xs ([k][j - 4][lane], this channel's and half's) by that tile and read back (reuse) instead of recomputed,
+// so that a tile row's tiles take 4 column passes each, not 8.
+// Both cases compile-time: with run-time ones GCC keeps x in memory (the branches join with x half written).
+template <class Sh, int G, WindowRows R, TileColumn T>
+KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, float* __restrict__ v,
+                                            float* __restrict__ xs) {
   constexpr int S = Sh::side, P = Sh::pad;
+  constexpr bool left = T == kColumnLeft, right = T == kColumnRight;
   float x[4][8][kL];  // x[k][j][lane] = (BT d)[kBtHalf[G][k]][j]
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
   for (int j = 0; j < 8; ++j) {
+    if (!left && j < 4) {  // the left tile's column j + 4
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) x[k][j][ln] = xs[(k * 4 + j) * kL + ln];
+      }
+      continue;
+    }
     if ((left && j < P) || (right && j >= 8 - P)) {
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
       for (int k = 0; k < 4; ++k) {
@@ -164,31 +181,46 @@ KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long b
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
       for (int k = 0; k < 4; ++k) x[k][j][ln] = out[k];
     }
+    if (!right && j >= 4) {  // for the tile to the right
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) xs[(k * 4 + j - 4) * kL + ln] = x[k][j][ln];
+      }
+    }
   }
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
   for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + kBtHalf[G][k] * 8 * kHostVe<Sh>);
 }
 
-template <class Sh, WindowRows R>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, int ty, int tx) {
-  constexpr int C = Sh::channels, S = Sh::side, P = Sh::pad, TS = S / 4;
-  const bool left = tx == 0, right = tx == TS - 1;
+// xs: kHostXs floats, the column passes shared with the next tile (input_half_host).
+template <class Sh, WindowRows R, TileColumn T>
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, float* xs, int ty,
+                                                                      int tx) {
+  constexpr int C = Sh::channels, S = Sh::side, P = Sh::pad;
   for (int c = 0; c < C; ++c) {
     const long base = ((long(c) * S + 4 * ty - P) * S + 4 * tx - P) * kL;
-    input_half_host<Sh, 0, R>(in, base, left, right, v + c * kL);
-    input_half_host<Sh, 1, R>(in, base, left, right, v + c * kL);
+    input_half_host<Sh, 0, R, T>(in, base, v + c * kL, xs + (2 * c) * 16 * kL);
+    input_half_host<Sh, 1, R, T>(in, base, v + c * kL, xs + (2 * c + 1) * 16 * kL);
   }
+}
+template <class Sh, WindowRows R>
+KOKKOS_INLINE_FUNCTION void input_row_case_host(const float* in, float* v, float* xs, int ty, int tx) {
+  constexpr int TS = Sh::side / 4;
+  if (tx == 0) input_channels_host<Sh, R, kColumnLeft>(in, v, xs, ty, tx);
+  else if (tx == TS - 1) input_channels_host<Sh, R, kColumnRight>(in, v, xs, ty, tx);
+  else if constexpr (TS > 2) input_channels_host<Sh, R, kColumnInside>(in, v, xs, ty, tx);
 }
 
 // V[e][c][lane] of tile (ty, tx), every channel, from unpadded planes of side S: columns of the window first
 // (x = BT d), then rows (V = x B), in two halves of x's rows (input_half_host).
 template <class Sh>
-KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
+KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, float* xs, int ty, int tx) {
   constexpr int TS = Sh::side / 4;
   static_assert(TS >= 2 && Sh::pad <= 4, "a window reaches into one border at most");
-  if (ty == 0) input_channels_host<Sh, kRowsTop>(in, v, ty, tx);
-  else if (ty == TS - 1) input_channels_host<Sh, kRowsBottom>(in, v, ty, tx);
-  else if constexpr (TS > 2) input_channels_host<Sh, kRowsInside>(in, v, ty, tx);
+  if (ty == 0) input_row_case_host<Sh, kRowsTop>(in, v, xs, ty, tx);
+  else if (ty == TS - 1) input_row_case_host<Sh, kRowsBottom>(in, v, xs, ty, tx);
+  else if constexpr (TS > 2) input_row_case_host<Sh, kRowsInside>(in, v, xs, ty, tx);
 }
 
 // acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
@@ -327,13 +359,13 @@ constexpr int kHostFB = Sh::filters;  // filters per register block of elementwi
 
 template <class Sh, int OP, int opad>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out,
-                                                float* v, float* m) {
+                                                float* v, float* m, float* xs) {
   constexpr int TS = Sh::side / 4;
   static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2);
   static_assert(kHostFused<Sh> ? Sh::filters % kHostFP<Sh> == 0 : Sh::filters <= 20, "whole passes; 20 accumulators");
   for (int ty = 0; ty < TS; ++ty)
     for (int tx = 0; tx < TS; ++tx) {
-      input_transform_host<Sh>(in, v, ty, tx);
+      input_transform_host<Sh>(in, v, xs, ty, tx);
       if constexpr (kHostFused<Sh>) {
         for (int f0 = 0; f0 < Sh::filters; f0 += kHostFP<Sh>)
           elementwise_output_host<Sh, OP, opad>(v, u, bias, out, ty, tx, f0);
@@ -401,7 +433,8 @@ constexpr int kHostIn2 = Shape2::channels * Shape2::side * Shape2::side * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::side * Shape3::side * kL;
 constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
-constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
+constexpr int kHostXs = 2 * Shape3::channels * 16 * kL;  // input_half_host's shared column passes, after M
+constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM + kHostXs;
 static_assert(!kHostTiling || kLanes == kL);
 static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::channels <= Shape3::channels &&
               Shape1::channels <= Shape3::channels);
@@ -584,12 +617,12 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
 
 constexpr int kScratchFloats = kHostTiling ? kHostScratch : kDevScratch;
 
-// The team's kL images (lanes past the last image repeat it) through the host path.
+// Block `block`'s kL images (lanes past the last image repeat it) through the host path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_host(const Member&, long block, const WinogradArgs& a, float* s) {
   const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
   (void)ftz;
-  const long img0 = a.first + long(team.league_rank()) * kL;
+  const long img0 = a.first + block * kL;
   const int real = int(a.first + a.m - img0 < kL ? a.first + a.m - img0 : kL);
   const std::uint8_t* src[kL];
   for (int l = 0; l < kL; ++l) src[l] = a.pixels + (img0 + (l < real ? l : real - 1)) * kImageBytes;
@@ -598,10 +631,11 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs&
   float* in2 = s + kHostIn1;
   float* v = in2 + kHostIn2;
   float* mb = v + kHostV;
+  float* xs = mb + kHostM;
   load_images_host<Shape1::side, 0>(src, in1);
-  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb);
-  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb);  // in1 is dead
-  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
+  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb, xs);
+  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb, xs);  // in1 is dead
+  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb, xs);  // pool3 into in2's space
   fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
 }
 
@@ -625,31 +659,49 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const WinogradArg
 }
 
 
-using Team = TiledTeamPolicy<kTeamSize, 4, Kokkos::Schedule<Kokkos::Dynamic>>;  // 16-image teams: uneven on a host
+// Host: one team per thread (a static schedule), each taking 16-image blocks from a shared counter until none is
+// left, as openmp:winograd's threads take theirs (schedule(dynamic)). Kokkos' own dynamic schedule starts with a
+// rendezvous of all threads (HostThreadTeamData::pool_rendezvous, so that work stealing sees every partition): on a
+// busy machine a thread that is not running holds the others there, while an OpenMP loop's first thread starts at
+// once. The GPU path: one team per image.
+using Team = TiledTeamPolicy<kTeamSize, 4,
+                             std::conditional_t<kHostTiling, Kokkos::Schedule<Kokkos::Static>, Kokkos::Schedule<Kokkos::Dynamic>>>;
 using Member = Team::member_type;
 
 class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession> {
  public:
   // The GPU path reads U as [k][c][f][l] (rows apart), the host path as [e][c][f].
   KokkosWinogradSession(const Network& net, const RunConfig& config)
-      : WinogradSession(net, config, !kHostTiling) {}
+      : WinogradSession(net, config, !kHostTiling), next_("winograd_next_block") {}
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
     const WinogradArgs args = this->args(first, m);
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
-    const int teams = int((m + kLanes - 1) / kLanes);
-    // Chunks of one team (16 images, as openmp:winograd's grabs): Kokkos' automatic chunk grows with the league
-    // (64 teams, 1024 images, at 50000 images), and its work stealing then ends the threads up to a chunk apart.
-    Kokkos::parallel_for("winograd_forward",
-                         Team(teams, kTeamSize).set_chunk_size(1).set_scratch_size(0, Kokkos::PerTeam(bytes)),
+    const int blocks = int((m + kLanes - 1) / kLanes);  // the host's 16-image blocks; the GPU's images
+    int teams = blocks;
+    if constexpr (kHostTiling) {
+      const int workers = Space().concurrency();
+      teams = workers < blocks ? workers : blocks;
+      Kokkos::deep_copy(next_, 0);
+    }
+    const Kokkos::View<int, Space::memory_space> next = next_;
+    Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
       const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
+      const Kokkos::View<int, Space::memory_space>& counter = next;
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
-      if constexpr (kHostTiling) forward_host(team, a, s);
-      else forward_device(team, a, s);
+      if constexpr (kHostTiling) {
+        for (int b = Kokkos::atomic_fetch_add(&counter(), 1); b < blocks; b = Kokkos::atomic_fetch_add(&counter(), 1))
+          forward_host(team, b, a, s);
+      } else {
+        forward_device(team, a, s);
+      }
     });
   }
+
+ private:
+  Kokkos::View<int, Space::memory_space> next_;  // the host path's next block
 };
 
 const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
