@@ -142,26 +142,14 @@ enum TileColumn { kColumnInside, kColumnLeft, kColumnRight };
 // half of them spilled and reloaded); the window is read twice (from L1 the second time). The planes are
 // unpadded (side S): window sample (i, j) is in[base + (i S + j) kL + lane] inside the plane, zero outside it:
 // the rows of case R, and the first (left) or last (right) Sh::pad columns, whose column pass is zero.
-// Window columns 0 .. 3 of a tile are columns 4 .. 7 of the tile to its left: their column passes are kept in
-// xs ([k][j - 4][lane], this channel's and half's) by that tile and read back (reuse) instead of recomputed,
-// so that a tile row's tiles take 4 column passes each, not 8.
 // Both cases compile-time: with run-time ones GCC keeps x in memory (the branches join with x half written).
 template <class Sh, int G, WindowRows R, TileColumn T>
-KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, float* __restrict__ v,
-                                            float* __restrict__ xs) {
+KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, float* __restrict__ v) {
   constexpr int S = Sh::side, P = Sh::pad;
   constexpr bool left = T == kColumnLeft, right = T == kColumnRight;
   float x[4][8][kL];  // x[k][j][lane] = (BT d)[kBtHalf[G][k]][j]
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
   for (int j = 0; j < 8; ++j) {
-    if (!left && j < 4) {  // the left tile's column j + 4
-      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
-      for (int k = 0; k < 4; ++k) {
-        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-        for (int ln = 0; ln < kL; ++ln) x[k][j][ln] = xs[(k * 4 + j) * kL + ln];
-      }
-      continue;
-    }
     if ((left && j < P) || (right && j >= 8 - P)) {
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
       for (int k = 0; k < 4; ++k) {
@@ -181,46 +169,37 @@ KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long b
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
       for (int k = 0; k < 4; ++k) x[k][j][ln] = out[k];
     }
-    if (!right && j >= 4) {  // for the tile to the right
-      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
-      for (int k = 0; k < 4; ++k) {
-        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
-        for (int ln = 0; ln < kL; ++ln) xs[(k * 4 + j - 4) * kL + ln] = x[k][j][ln];
-      }
-    }
   }
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
   for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + kBtHalf[G][k] * 8 * kHostVe<Sh>);
 }
 
-// xs: kHostXs floats, the column passes shared with the next tile (input_half_host).
 template <class Sh, WindowRows R, TileColumn T>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, float* xs, int ty,
-                                                                      int tx) {
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, int ty, int tx) {
   constexpr int C = Sh::channels, S = Sh::side, P = Sh::pad;
   for (int c = 0; c < C; ++c) {
     const long base = ((long(c) * S + 4 * ty - P) * S + 4 * tx - P) * kL;
-    input_half_host<Sh, 0, R, T>(in, base, v + c * kL, xs + (2 * c) * 16 * kL);
-    input_half_host<Sh, 1, R, T>(in, base, v + c * kL, xs + (2 * c + 1) * 16 * kL);
+    input_half_host<Sh, 0, R, T>(in, base, v + c * kL);
+    input_half_host<Sh, 1, R, T>(in, base, v + c * kL);
   }
 }
 template <class Sh, WindowRows R>
-KOKKOS_INLINE_FUNCTION void input_row_case_host(const float* in, float* v, float* xs, int ty, int tx) {
+KOKKOS_INLINE_FUNCTION void input_row_case_host(const float* in, float* v, int ty, int tx) {
   constexpr int TS = Sh::side / 4;
-  if (tx == 0) input_channels_host<Sh, R, kColumnLeft>(in, v, xs, ty, tx);
-  else if (tx == TS - 1) input_channels_host<Sh, R, kColumnRight>(in, v, xs, ty, tx);
-  else if constexpr (TS > 2) input_channels_host<Sh, R, kColumnInside>(in, v, xs, ty, tx);
+  if (tx == 0) input_channels_host<Sh, R, kColumnLeft>(in, v, ty, tx);
+  else if (tx == TS - 1) input_channels_host<Sh, R, kColumnRight>(in, v, ty, tx);
+  else if constexpr (TS > 2) input_channels_host<Sh, R, kColumnInside>(in, v, ty, tx);
 }
 
 // V[e][c][lane] of tile (ty, tx), every channel, from unpadded planes of side S: columns of the window first
 // (x = BT d), then rows (V = x B), in two halves of x's rows (input_half_host).
 template <class Sh>
-KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, float* xs, int ty, int tx) {
+KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
   constexpr int TS = Sh::side / 4;
   static_assert(TS >= 2 && Sh::pad <= 4, "a window reaches into one border at most");
-  if (ty == 0) input_row_case_host<Sh, kRowsTop>(in, v, xs, ty, tx);
-  else if (ty == TS - 1) input_row_case_host<Sh, kRowsBottom>(in, v, xs, ty, tx);
-  else if constexpr (TS > 2) input_row_case_host<Sh, kRowsInside>(in, v, xs, ty, tx);
+  if (ty == 0) input_row_case_host<Sh, kRowsTop>(in, v, ty, tx);
+  else if (ty == TS - 1) input_row_case_host<Sh, kRowsBottom>(in, v, ty, tx);
+  else if constexpr (TS > 2) input_row_case_host<Sh, kRowsInside>(in, v, ty, tx);
 }
 
 // acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
@@ -359,13 +338,13 @@ constexpr int kHostFB = Sh::filters;  // filters per register block of elementwi
 
 template <class Sh, int OP, int opad>
 KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u, const float* bias, float* out,
-                                                float* v, float* m, float* xs) {
+                                                float* v, float* m) {
   constexpr int TS = Sh::side / 4;
   static_assert(Sh::side % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2);
   static_assert(kHostFused<Sh> ? Sh::filters % kHostFP<Sh> == 0 : Sh::filters <= 20, "whole passes; 20 accumulators");
   for (int ty = 0; ty < TS; ++ty)
     for (int tx = 0; tx < TS; ++tx) {
-      input_transform_host<Sh>(in, v, xs, ty, tx);
+      input_transform_host<Sh>(in, v, ty, tx);
       if constexpr (kHostFused<Sh>) {
         for (int f0 = 0; f0 < Sh::filters; f0 += kHostFP<Sh>)
           elementwise_output_host<Sh, OP, opad>(v, u, bias, out, ty, tx, f0);
@@ -433,8 +412,7 @@ constexpr int kHostIn2 = Shape2::channels * Shape2::side * Shape2::side * kL;
 constexpr int kHostIn3 = Shape3::channels * Shape3::side * Shape3::side * kL;
 constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
-constexpr int kHostXs = 2 * Shape3::channels * 16 * kL;  // input_half_host's shared column passes, after M
-constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM + kHostXs;
+constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
 static_assert(!kHostTiling || kLanes == kL);
 static_assert(kHostIn3 <= kHostIn1 && kFcInputs * kL <= kHostIn2 && Shape2::channels <= Shape3::channels &&
               Shape1::channels <= Shape3::channels);
@@ -631,11 +609,10 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member&, long block, const Winogr
   float* in2 = s + kHostIn1;
   float* v = in2 + kHostIn2;
   float* mb = v + kHostV;
-  float* xs = mb + kHostM;
   load_images_host<Shape1::side, 0>(src, in1);
-  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb, xs);
-  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb, xs);  // in1 is dead
-  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb, xs);  // pool3 into in2's space
+  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb);
+  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb);  // in1 is dead
+  conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
   fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
 }
 
