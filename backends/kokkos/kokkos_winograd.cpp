@@ -5,13 +5,14 @@
 // (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
 // 4x4 output tile is 2x2 pooled outputs). The transforms (bt_apply, at_apply) are shared by both work tilings,
 // picked at compile time from the space (kHostTiling), as in kokkos:register_tiles:
-// - host (team size 1): a team runs kLanes = 16 images at once, its activations stored image-interleaved,
-//   [c][y][x][image] with zero padding, so every step works on contiguous arrays of 16 floats (one per image)
-//   that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a tile's V[e][c][16] is
-//   built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise sums where the
-//   output transform needs them (column by column of M, 8 filters' accumulators in registers; stored, M would
-//   cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20 filters'
-//   accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
+// - host (team size 1, one team per thread, each taking blocks of kLanes = 16 images from a shared counter): a
+//   block's activations stored image-interleaved, [c][y][x][image], unpadded (the window rows and columns in the
+//   padding are compile-time cases of the input transform), so every step works on contiguous arrays of 16
+//   floats (one per image) that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a
+//   tile's V[e][c][16] is built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise
+//   sums where the output transform needs them (column by column of M, 4 filters' accumulators in registers;
+//   stored, M would cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20
+//   filters' accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
 //   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
