@@ -5,13 +5,14 @@
 // (64 small GEMMs over the channels); output transform Y = AT M A, bias, ReLU and the 2x2 max pool fused (a
 // 4x4 output tile is 2x2 pooled outputs). The transforms (bt_apply, at_apply) are shared by both work tilings,
 // picked at compile time from the space (kHostTiling), as in kokkos:register_tiles:
-// - host (team size 1): a team runs kLanes = 16 images at once, its activations stored image-interleaved,
-//   [c][y][x][image] with zero padding, so every step works on contiguous arrays of 16 floats (one per image)
-//   that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a tile's V[e][c][16] is
-//   built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise sums where the
-//   output transform needs them (column by column of M, 8 filters' accumulators in registers; stored, M would
-//   cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20 filters'
-//   accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
+// - host (team size 1, one team per thread, each taking blocks of kLanes = 16 images from a shared counter): a
+//   block's activations stored image-interleaved, [c][y][x][image], unpadded (the window rows and columns in the
+//   padding are compile-time cases of the input transform), so every step works on contiguous arrays of 16
+//   floats (one per image) that GCC vectorises into 16-wide vector operations with no gathers or shuffles: a
+//   tile's V[e][c][16] is built from plain row loads. Tile by tile: conv1 (3 channels) computes the element-wise
+//   sums where the output transform needs them (column by column of M, 4 filters' accumulators in registers;
+//   stored, M would cost more than its short sums); conv2 and conv3 store the tile's M[e][f][16], all 20
+//   filters' accumulators in registers so that each V load feeds 20 FMAs (one broadcast of U each), as
 //   winograd_forward.cpp does;
 // - GPU (128 threads, one image per team): activations unpadded in scratch (shared memory; conv1 reads the
 //   pixels from global memory), tiles in chunks: threads over (channel, tile) transform the chunk's input
@@ -101,25 +102,105 @@ constexpr int kL = 16;  // host lanes (kLanes on a host space; fixed here so the
 template <class Sh>
 constexpr int kHostFP = 4;
 
-// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels, so that the
-// input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1 sets,
-// as 1 KB apart (conv2, C = 16) they would.
+// Floats between consecutive elements e of V[e][c][lane]: one vector more than the C channels where C is even, so
+// that the input transform's 64 stores of a channel (and the element-wise stage's reads) do not fall into a few L1
+// sets, as 1 KB apart (conv2, C = 16) they would; C itself where it is odd (conv1: 3 x 64 bytes apart already spread
+// over the sets, and V of a tile is 12 KB instead of 16 KB of L1).
 template <class Sh>
-constexpr int kHostVe = (Sh::channels + 1) * kL;
+constexpr int kHostVe = (Sh::channels % 2 == 0 ? Sh::channels + 1 : Sh::channels) * kL;
 
-// V[e][c][lane] of tile (ty, tx), every channel, from padded planes of side IN: rows of the window first
-// (x = BT d, column by column), then columns (V = x B).
-template <class Sh>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
-  constexpr int C = Sh::channels, IN = Sh::padded;
-  for (int c = 0; c < C; ++c) {
-    float x[8][8][kL];  // x[k][j][lane]
-    const float* src = in + ((c * IN + 4 * ty) * IN + 4 * tx) * kL;
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int j = 0; j < 8; ++j) bt_apply<kL, IN * kL, 8 * kL>(src + j * kL, &x[0][j][0]);
-    CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
-    for (int k = 0; k < 8; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + k * 8 * kHostVe<Sh> + c * kL);
+// Half G of bt_apply (winograd_f4x5.hpp, the same expressions): rows kBtHalf[G][0 .. 3] of BT x. Each half
+// reads all 8 inputs; bt_apply's pairs (r1, r2), (r3, r4), (r5, r6) stay whole.
+constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
+template <int G>
+KOKKOS_INLINE_FUNCTION void bt_half(const float (&x)[winograd::kIn], float (&r)[4]) {
+  if constexpr (G == 0) {
+    r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+    r[1] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+    const float e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+    r[2] = e1 + o1;
+    r[3] = e1 - o1;
+  } else {
+    const float e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+    r[0] = e2 + o2;
+    r[1] = e2 - o2;
+    const float e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+    r[2] = e3 + o3;
+    r[3] = e3 - o3;
   }
+}
+
+// The window rows of a tile that lie in the zero padding around an unpadded plane: the first tile row's top
+// Sh::pad rows, the last's bottom ones (a compile-time case, so that those loads and their arithmetic fold away
+// inside the vectorised lane loop).
+enum WindowRows { kRowsInside, kRowsTop, kRowsBottom };
+// Likewise the tile's column in the tile row: the first (its left Sh::pad window columns in the padding), the last
+// (its right ones), or one inside.
+enum TileColumn { kColumnInside, kColumnLeft, kColumnRight };
+
+// Rows kBtHalf[G] of V[e][c][lane] (e = 8 k + l) of one channel: the column pass (x = BT d) of the 8 window
+// columns for those 4 rows only, then their row passes (V = x B). 32 live vectors rather than the whole x (64,
+// half of them spilled and reloaded); the window is read twice (from L1 the second time). The planes are
+// unpadded (side S): window sample (i, j) is in[base + (i S + j) kL + lane] inside the plane, zero outside it:
+// the rows of case R, and the first (left) or last (right) Sh::pad columns, whose column pass is zero.
+// Both cases compile-time: with run-time ones GCC keeps x in memory (the branches join with x half written).
+template <class Sh, int G, WindowRows R, TileColumn T>
+KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, float* __restrict__ v) {
+  constexpr int S = Sh::side, P = Sh::pad;
+  constexpr bool left = T == kColumnLeft, right = T == kColumnRight;
+  float x[4][8][kL];  // x[k][j][lane] = (BT d)[kBtHalf[G][k]][j]
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+  for (int j = 0; j < 8; ++j) {
+    if ((left && j < P) || (right && j >= 8 - P)) {
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) {
+        CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)
+        for (int ln = 0; ln < kL; ++ln) x[k][j][ln] = 0.0f;
+      }
+      continue;
+    }
+    CNN_KOKKOS_HOST_UNROLL(GCC unroll 1)  // one 16-wide vector iteration
+    for (int ln = 0; ln < kL; ++ln) {
+      float d[winograd::kIn], out[4];
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
+      for (int i = 0; i < winograd::kIn; ++i)
+        d[i] = (R == kRowsTop && i < P) || (R == kRowsBottom && i >= 8 - P) ? 0.0f
+                                                                            : in[base + (long(i) * S + j) * kL + ln];
+      bt_half<G>(d, out);
+      CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+      for (int k = 0; k < 4; ++k) x[k][j][ln] = out[k];
+    }
+  }
+  CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
+  for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + kBtHalf[G][k] * 8 * kHostVe<Sh>);
+}
+
+template <class Sh, WindowRows R, TileColumn T>
+CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void input_channels_host(const float* in, float* v, int ty, int tx) {
+  constexpr int C = Sh::channels, S = Sh::side, P = Sh::pad;
+  for (int c = 0; c < C; ++c) {
+    const long base = ((long(c) * S + 4 * ty - P) * S + 4 * tx - P) * kL;
+    input_half_host<Sh, 0, R, T>(in, base, v + c * kL);
+    input_half_host<Sh, 1, R, T>(in, base, v + c * kL);
+  }
+}
+template <class Sh, WindowRows R>
+KOKKOS_INLINE_FUNCTION void input_row_case_host(const float* in, float* v, int ty, int tx) {
+  constexpr int TS = Sh::side / 4;
+  if (tx == 0) input_channels_host<Sh, R, kColumnLeft>(in, v, ty, tx);
+  else if (tx == TS - 1) input_channels_host<Sh, R, kColumnRight>(in, v, ty, tx);
+  else if constexpr (TS > 2) input_channels_host<Sh, R, kColumnInside>(in, v, ty, tx);
+}
+
+// V[e][c][lane] of tile (ty, tx), every channel, from unpadded planes of side S: columns of the window first
+// (x = BT d), then rows (V = x B), in two halves of x's rows (input_half_host).
+template <class Sh>
+KOKKOS_INLINE_FUNCTION void input_transform_host(const float* in, float* v, int ty, int tx) {
+  constexpr int TS = Sh::side / 4;
+  static_assert(TS >= 2 && Sh::pad <= 4, "a window reaches into one border at most");
+  if (ty == 0) input_row_case_host<Sh, kRowsTop>(in, v, ty, tx);
+  else if (ty == TS - 1) input_row_case_host<Sh, kRowsBottom>(in, v, ty, tx);
+  else if constexpr (TS > 2) input_row_case_host<Sh, kRowsInside>(in, v, ty, tx);
 }
 
 // acc[q][lane] (+)= sum_c U[e][c][f0 + q] V[e][c][lane] for FP filters, each V load feeding FP FMAs (one
@@ -275,19 +356,6 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u,
     }
 }
 
-// Zeroes the border (width pad) of C interleaved padded planes of side P.
-template <int C, int P, int pad>
-CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void zero_border_host(float* planes) {
-  for (int r = 0; r < C * P; ++r) {
-    float* row = planes + r * P * kL;
-    const int y = r % P;
-    const int n = y < pad || y >= P - pad ? P : pad;  // whole row, or the left border (and the right below)
-    for (int k = 0; k < n * kL; ++k) row[k] = 0.0f;
-    if (n == pad)
-      for (int k = 0; k < pad * kL; ++k) row[(P - pad) * kL + k] = 0.0f;
-  }
-}
-
 // in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes. Row by row: each image's row
 // converted on its own (contiguous bytes: vector conversions), then the 16 rows interleaved, x by x (a store
 // group of 16 that GCC builds with vector permutes), rather than one byte load and conversion per lane.
@@ -340,9 +408,9 @@ CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void fc_softmax_host(const float* p
 }
 
 // Host scratch, floats: [in1 (in3 at its start once conv1 is done)][in2 (pool3 at its start after conv2)][V][M].
-constexpr int kHostIn1 = Shape1::channels * Shape1::padded * Shape1::padded * kL;
-constexpr int kHostIn2 = Shape2::channels * Shape2::padded * Shape2::padded * kL;
-constexpr int kHostIn3 = Shape3::channels * Shape3::padded * Shape3::padded * kL;
+constexpr int kHostIn1 = Shape1::channels * Shape1::side * Shape1::side * kL;  // unpadded planes
+constexpr int kHostIn2 = Shape2::channels * Shape2::side * Shape2::side * kL;
+constexpr int kHostIn3 = Shape3::channels * Shape3::side * Shape3::side * kL;
 constexpr int kHostV = kE * kHostVe<Shape3>;  // the largest C
 constexpr int kHostM = kE * Shape3::filters * kL;  // the most filters
 constexpr int kHostScratch = kHostIn1 + kHostIn2 + kHostV + kHostM;
@@ -528,12 +596,12 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_device(const Member& team, DeviceInpu
 
 constexpr int kScratchFloats = kHostTiling ? kHostScratch : kDevScratch;
 
-// The team's kL images (lanes past the last image repeat it) through the host path.
+// Block `block`'s kL images (lanes past the last image repeat it) through the host path.
 template <class Member>
-KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs& a, float* s) {
+KOKKOS_INLINE_FUNCTION void forward_host(const Member&, long block, const WinogradArgs& a, float* s) {
   const FlushDenormals ftz;  // as openmp:winograd (common/flush_denormals.hpp)
   (void)ftz;
-  const long img0 = a.first + long(team.league_rank()) * kL;
+  const long img0 = a.first + block * kL;
   const int real = int(a.first + a.m - img0 < kL ? a.first + a.m - img0 : kL);
   const std::uint8_t* src[kL];
   for (int l = 0; l < kL; ++l) src[l] = a.pixels + (img0 + (l < real ? l : real - 1)) * kImageBytes;
@@ -542,12 +610,9 @@ KOKKOS_INLINE_FUNCTION void forward_host(const Member& team, const WinogradArgs&
   float* in2 = s + kHostIn1;
   float* v = in2 + kHostIn2;
   float* mb = v + kHostV;
-  zero_border_host<Shape1::channels, Shape1::padded, Shape1::pad>(in1);
-  zero_border_host<Shape2::channels, Shape2::padded, Shape2::pad>(in2);
-  load_images_host<Shape1::padded, Shape1::pad>(src, in1);
-  conv_relu_pool_host<Shape1, Shape2::padded, Shape2::pad>(in1, a.u[0], a.b[0], in2, v, mb);
-  zero_border_host<Shape3::channels, Shape3::padded, Shape3::pad>(in3);  // in1 is dead
-  conv_relu_pool_host<Shape2, Shape3::padded, Shape3::pad>(in2, a.u[1], a.b[1], in3, v, mb);
+  load_images_host<Shape1::side, 0>(src, in1);
+  conv_relu_pool_host<Shape1, Shape2::side, 0>(in1, a.u[0], a.b[0], in2, v, mb);
+  conv_relu_pool_host<Shape2, Shape3::side, 0>(in2, a.u[1], a.b[1], in3, v, mb);  // in1 is dead
   conv_relu_pool_host<Shape3, Shape3::pooled, 0>(in3, a.u[2], a.b[2], in2, v, mb);  // pool3 into in2's space
   fc_softmax_host<kL>(in2, a.fw, a.fb, a.probs + img0 * kClasses, real);
 }
@@ -572,28 +637,49 @@ KOKKOS_INLINE_FUNCTION void forward_device(const Member& team, const WinogradArg
 }
 
 
-using Team = TiledTeamPolicy<kTeamSize, 4, Kokkos::Schedule<Kokkos::Dynamic>>;  // 16-image teams: uneven on a host
+// Host: one team per thread (a static schedule), each taking 16-image blocks from a shared counter until none is
+// left, as openmp:winograd's threads take theirs (schedule(dynamic)). Kokkos' own dynamic schedule starts with a
+// rendezvous of all threads (HostThreadTeamData::pool_rendezvous, so that work stealing sees every partition): on a
+// busy machine a thread that is not running holds the others there, while an OpenMP loop's first thread starts at
+// once. The GPU path: one team per image.
+using Team = TiledTeamPolicy<kTeamSize, 4,
+                             std::conditional_t<kHostTiling, Kokkos::Schedule<Kokkos::Static>, Kokkos::Schedule<Kokkos::Dynamic>>>;
 using Member = Team::member_type;
 
 class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession> {
  public:
   // The GPU path reads U as [k][c][f][l] (rows apart), the host path as [e][c][f].
   KokkosWinogradSession(const Network& net, const RunConfig& config)
-      : WinogradSession(net, config, !kHostTiling) {}
+      : WinogradSession(net, config, !kHostTiling), next_("winograd_next_block") {}
 
   // Public: nvcc refuses device lambdas inside private member functions.
   void run(long first, long m) {
     const WinogradArgs args = this->args(first, m);
     const std::size_t bytes = kScratchFloats * sizeof(float) + 64;  // 64: alignment
-    const int teams = int((m + kLanes - 1) / kLanes);
+    const int blocks = int((m + kLanes - 1) / kLanes);  // the host's 16-image blocks; the GPU's images
+    int teams = blocks;
+    if constexpr (kHostTiling) {
+      const int workers = Space().concurrency();
+      teams = workers < blocks ? workers : blocks;
+      Kokkos::deep_copy(next_, 0);
+    }
+    const Kokkos::View<int, Space::memory_space> next = next_;
     Kokkos::parallel_for("winograd_forward", Team(teams, kTeamSize).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                          KOKKOS_LAMBDA(const Member& team) {
       const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
+      const Kokkos::View<int, Space::memory_space>& counter = next;
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
-      if constexpr (kHostTiling) forward_host(team, a, s);
-      else forward_device(team, a, s);
+      if constexpr (kHostTiling) {
+        for (int b = Kokkos::atomic_fetch_add(&counter(), 1); b < blocks; b = Kokkos::atomic_fetch_add(&counter(), 1))
+          forward_host(team, b, a, s);
+      } else {
+        forward_device(team, a, s);
+      }
     });
   }
+
+ private:
+  Kokkos::View<int, Space::memory_space> next_;  // the host path's next block
 };
 
 const VariantRegistration kWinograd = tiled_variant<KokkosWinogradSession>(5, "winograd",
