@@ -109,27 +109,6 @@ constexpr int kHostFP = 4;
 template <class Sh>
 constexpr int kHostVe = (Sh::channels % 2 == 0 ? Sh::channels + 1 : Sh::channels) * kL;
 
-// Half G of bt_apply (winograd_f4x5.hpp, the same expressions): rows kBtHalf[G][0 .. 3] of BT x. Each half
-// reads all 8 inputs; bt_apply's pairs (r1, r2), (r3, r4), (r5, r6) stay whole.
-constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
-template <int G>
-KOKKOS_INLINE_FUNCTION void bt_half(const float (&x)[winograd::kIn], float (&r)[4]) {
-  if constexpr (G == 0) {
-    r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
-    r[1] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
-    const float e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
-    r[2] = e1 + o1;
-    r[3] = e1 - o1;
-  } else {
-    const float e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
-    r[0] = e2 + o2;
-    r[1] = e2 - o2;
-    const float e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
-    r[2] = e3 + o3;
-    r[3] = e3 - o3;
-  }
-}
-
 // The window rows of a tile that lie in the zero padding around an unpadded plane: the first tile row's top
 // Sh::pad rows, the last's bottom ones (a compile-time case, so that those loads and their arithmetic fold away
 // inside the vectorised lane loop).
@@ -138,7 +117,7 @@ enum WindowRows { kRowsInside, kRowsTop, kRowsBottom };
 // (its right ones), or one inside.
 enum TileColumn { kColumnInside, kColumnLeft, kColumnRight };
 
-// Rows kBtHalf[G] of V[e][c][lane] (e = 8 k + l) of one channel: the column pass (x = BT d) of the 8 window
+// Rows winograd::kBtHalf[G] of V[e][c][lane] (e = 8 k + l) of one channel: the column pass (x = BT d) of the 8 window
 // columns for those 4 rows only, then their row passes (V = x B). 32 live vectors rather than the whole x (64,
 // half of them spilled and reloaded); the window is read twice (from L1 the second time). The planes are
 // unpadded (side S): window sample (i, j) is in[base + (i S + j) kL + lane] inside the plane, zero outside it:
@@ -148,7 +127,7 @@ template <class Sh, int G, WindowRows R, TileColumn T>
 KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long base, float* __restrict__ v) {
   constexpr int S = Sh::side, P = Sh::pad;
   constexpr bool left = T == kColumnLeft, right = T == kColumnRight;
-  float x[4][8][kL];  // x[k][j][lane] = (BT d)[kBtHalf[G][k]][j]
+  float x[4][8][kL];  // x[k][j][lane] = (BT d)[winograd::kBtHalf[G][k]][j]
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 8)
   for (int j = 0; j < 8; ++j) {
     if ((left && j < P) || (right && j >= 8 - P)) {
@@ -166,13 +145,13 @@ KOKKOS_INLINE_FUNCTION void input_half_host(const float* __restrict__ in, long b
       for (int i = 0; i < winograd::kIn; ++i)
         d[i] = (R == kRowsTop && i < P) || (R == kRowsBottom && i >= 8 - P) ? 0.0f
                                                                             : in[base + (long(i) * S + j) * kL + ln];
-      bt_half<G>(d, out);
+      winograd::bt_half<G>(d, out);
       CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
       for (int k = 0; k < 4; ++k) x[k][j][ln] = out[k];
     }
   }
   CNN_KOKKOS_HOST_UNROLL(GCC unroll 4)
-  for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + kBtHalf[G][k] * 8 * kHostVe<Sh>);
+  for (int k = 0; k < 4; ++k) bt_apply<kL, kL, kHostVe<Sh>>(&x[k][0][0], v + winograd::kBtHalf[G][k] * 8 * kHostVe<Sh>);
 }
 
 template <class Sh, WindowRows R, TileColumn T>
@@ -668,9 +647,10 @@ class KokkosWinogradSession final : public WinogradSession<KokkosWinogradSession
                          KOKKOS_LAMBDA(const Member& team) {
       const WinogradArgs& a = args;  // captured here: nvcc refuses a first capture inside `if constexpr`
       const Kokkos::View<int, Space::memory_space>& counter = next;
+      const int n = blocks;
       float* s = static_cast<float*>(team.team_scratch(0).get_shmem_aligned(kScratchFloats * sizeof(float), 64));
       if constexpr (kHostTiling) {
-        for (int b = Kokkos::atomic_fetch_add(&counter(), 1); b < blocks; b = Kokkos::atomic_fetch_add(&counter(), 1))
+        for (int b = Kokkos::atomic_fetch_add(&counter(), 1); b < n; b = Kokkos::atomic_fetch_add(&counter(), 1))
           forward_host(team, b, a, s);
       } else {
         forward_device(team, a, s);

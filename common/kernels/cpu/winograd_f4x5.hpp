@@ -59,21 +59,37 @@ inline double transformed_weight(const double* g, int k, int l) {
   return sum;
 }
 
-// BT x for one column x[0..kIn) of floats or SIMD vectors of floats: kBT's rows with the points +-a paired
-// (even and odd powers shared), 26 adds/FMAs instead of its 44 non-zeros.
+// BT x in two halves, rows kBtHalf[G][0..3] of BT x each, for one column x[0..kIn) of floats or SIMD vectors
+// of floats: kBT's rows with the points +-a paired (even and odd powers shared), 26 adds/FMAs instead of its 44
+// non-zeros. Each half reads all 8 inputs and shares nothing with the other, so a caller short of registers
+// (kokkos:winograd's host input transform) can hold half of a window's rows at a time.
+inline constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
+template <int G, class T>
+CNN_FP32_INLINE void bt_half(const T (&x)[kIn], T (&r)[4]) {
+  if constexpr (G == 0) {
+    r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
+    r[1] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
+    const T e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
+    r[2] = e1 + o1;
+    r[3] = e1 - o1;
+  } else {
+    const T e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
+    r[0] = e2 + o2;
+    r[1] = e2 - o2;
+    const T e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
+    r[2] = e3 + o3;
+    r[3] = e3 - o3;
+  }
+}
+
+// BT x for one column x[0..kIn): both halves.
 template <class T>
 CNN_FP32_INLINE void bt_apply(const T (&x)[kIn], T (&r)[kIn]) {
-  r[0] = (x[6] - x[0]) + 5.25f * (x[2] - x[4]);
-  r[7] = (x[7] - x[1]) + 5.25f * (x[3] - x[5]);
-  const T e1 = (x[2] + x[6]) - 4.25f * x[4], o1 = (x[1] + x[5]) - 4.25f * x[3];
-  r[1] = e1 + o1;
-  r[2] = e1 - o1;
-  const T e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
-  r[3] = e2 + o2;
-  r[4] = e2 - o2;
-  const T e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
-  r[5] = e3 + o3;
-  r[6] = e3 - o3;
+  T h0[4], h1[4];
+  bt_half<0>(x, h0);
+  bt_half<1>(x, h1);
+  r[0] = h0[0], r[7] = h0[1], r[1] = h0[2], r[2] = h0[3];
+  r[3] = h1[0], r[4] = h1[1], r[5] = h1[2], r[6] = h1[3];
 }
 
 // AT x: kAT's rows on sums and differences of the +-a pairs, 16 adds/FMAs instead of 22.
