@@ -158,10 +158,12 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
     });
   };
   if (team.league_rank() < rounds) fetch(team.league_rank());
+  team.team_barrier();  // the planes' borders zeroed before any interior is staged
   for (int round = team.league_rank(); round < rounds; round += team.league_size()) {
     const int first = round * L::kImages;
     const int valid = a.count - first < L::kImages ? a.count - first : L::kImages, tiles = valid * T;
-    team.team_barrier();  // the previous round is done with the planes and V
+    // No barrier first: the planes have been free since the previous round's input transform (a barrier ago),
+    // and the staging touches nothing else; the barrier below also ends the previous round's output stage and FC.
     stage(valid);
     if (round + team.league_size() < rounds) fetch(round + team.league_size());
     team.team_barrier();
