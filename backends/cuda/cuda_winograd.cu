@@ -240,11 +240,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const int c = i % C, tile = i / C;
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
-    float v[kE];
-    wg::tile_input_transform<P>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx, v);
-    float* dst = vbuf + tile * Lay::kVTile + c;
-#pragma unroll
-    for (int e = 0; e < kE; ++e) dst[e * kPs] = v[e];
+    wg::tile_input_transform<P, kPs>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx,
+                                     vbuf + tile * Lay::kVTile + c);
   };
   // Element-wise: M[g kFg + f][tile][p] over this thread's tiles of the chunk.
   const auto elementwise = [&](int chunk) {

@@ -172,11 +172,8 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
       const int c = i % C, tile = i / C;
       int b, ty, tx;
       L::tile_at(tile, b, ty, tx);
-      float v[kE];
-      wg::tile_input_transform<P>(in + (b * C + c) * L::kPlane + wg::kOut * ty * P + wg::kOut * tx, v);
-      float* dst = vbuf + tile * L::kVTile + c;
-      CNN_KOKKOS_DEVICE_UNROLL(unroll)
-      for (int e = 0; e < kE; ++e) dst[e * kPs] = v[e];
+      wg::tile_input_transform<P, kPs>(in + (b * C + c) * L::kPlane + wg::kOut * ty * P + wg::kOut * tx,
+                                       vbuf + tile * L::kVTile + c);
     });
     for (int chunk = 0; chunk * kChunk < tiles; ++chunk) {
       team.team_barrier();  // V is complete / the previous chunk's output stage is done with M

@@ -62,7 +62,7 @@ inline double transformed_weight(const double* g, int k, int l) {
 // BT x in two halves, rows kBtHalf[G][0..3] of BT x each, for one column x[0..kIn) of floats or SIMD vectors
 // of floats: kBT's rows with the points +-a paired (even and odd powers shared), 26 adds/FMAs instead of its 44
 // non-zeros. Each half reads all 8 inputs and shares nothing with the other, so a caller short of registers
-// (kokkos:winograd's host input transform) can hold half of a window's rows at a time.
+// (a host input transform of 16-image lanes) can hold half of a window's rows at a time.
 inline constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
 template <int G, class T>
 CNN_FP32_INLINE void bt_half(const T (&x)[kIn], T (&r)[4]) {
@@ -112,27 +112,35 @@ CNN_FP32_INLINE void at_apply(const T (&x)[kIn], T (&y)[kOut]) {
 #define CNN_WINOGRAD_UNROLL
 #endif
 
-// V = BT d B of one channel's 8x8 window at src (row stride S), row-major: BT on the columns, then on the rows.
-// The GPU kernels' per-thread transform (cuda:winograd, kokkos:winograd_layers); the CPU kernels transform
-// many tiles at once with bt_apply on vectors.
-template <int S>
-CNN_FP32_INLINE void tile_input_transform(const float* src, float (&v)[kElems]) {
-  float x[kIn][kIn];
+// BT (OUT = kIn rows) or AT (OUT = kOut) applied to the 8 columns of the 8x8 block at src (row stride S):
+// x[k][j] = (BT src)[k][j] or (AT src)[k][j].
+template <int OUT, int S>
+CNN_FP32_INLINE void transform_columns(const float* src, float (&x)[OUT][kIn]) {
   CNN_WINOGRAD_UNROLL
   for (int j = 0; j < kIn; ++j) {
-    float col[kIn], r[kIn];
+    float col[kIn], r[OUT];
     CNN_WINOGRAD_UNROLL
     for (int i = 0; i < kIn; ++i) col[i] = src[i * S + j];
-    bt_apply(col, r);
+    if constexpr (OUT == kIn) bt_apply(col, r);
+    else at_apply(col, r);
     CNN_WINOGRAD_UNROLL
-    for (int k = 0; k < kIn; ++k) x[k][j] = r[k];
+    for (int k = 0; k < OUT; ++k) x[k][j] = r[k];
   }
+}
+
+// V = BT d B of one channel's 8x8 window at src (row stride S), stored row-major DS floats apart:
+// dst[(8 k + l) DS] = V[k][l]. The per-thread transform of the GPU kernels; the CPU kernels transform many tiles
+// at once with bt_apply on vectors.
+template <int S, int DS>
+CNN_FP32_INLINE void tile_input_transform(const float* src, float* dst) {
+  float x[kIn][kIn];
+  transform_columns<kIn, S>(src, x);
   CNN_WINOGRAD_UNROLL
   for (int k = 0; k < kIn; ++k) {
     float r[kIn];
     bt_apply(x[k], r);
     CNN_WINOGRAD_UNROLL
-    for (int l = 0; l < kIn; ++l) v[k * kIn + l] = r[l];
+    for (int l = 0; l < kIn; ++l) dst[(k * kIn + l) * DS] = r[l];
   }
 }
 
@@ -140,15 +148,7 @@ CNN_FP32_INLINE void tile_input_transform(const float* src, float (&v)[kElems]) 
 // are the caller's). The GPU kernels' per-thread output stage, as tile_input_transform.
 CNN_FP32_INLINE void tile_output_pool(const float (&m)[kElems], float (&pooled)[2][2]) {
   float z[kOut][kIn];
-  CNN_WINOGRAD_UNROLL
-  for (int j = 0; j < kIn; ++j) {
-    float col[kIn], r[kOut];
-    CNN_WINOGRAD_UNROLL
-    for (int i = 0; i < kIn; ++i) col[i] = m[i * kIn + j];
-    at_apply(col, r);
-    CNN_WINOGRAD_UNROLL
-    for (int a = 0; a < kOut; ++a) z[a][j] = r[a];
-  }
+  transform_columns<kOut, kIn>(m, z);
   float y[kOut][kOut];
   CNN_WINOGRAD_UNROLL
   for (int a = 0; a < kOut; ++a) at_apply(z[a], y[a]);
