@@ -252,7 +252,7 @@ KOKKOS_INLINE_FUNCTION void column_sums_host(const float* __restrict__ v, const 
 }
 
 // Filters f0 .. f0 + FP - 1 of tile (ty, tx): p = AT M column by column (column_sums_host), then Y = p A, pool,
-// bias, ReLU into the padded planes `out` (side OP, interior at opad).
+// bias, ReLU into the planes `out` (side OP, interior at opad; the host path's planes are unpadded, opad 0).
 template <class Sh, int OP, int opad>
 CNN_KOKKOS_HOST_BLOCK KOKKOS_INLINE_FUNCTION void elementwise_output_host(const float* v, const float* u, const float* bias,
                                                                           float* out, int ty, int tx, int f0) {
@@ -335,7 +335,8 @@ KOKKOS_INLINE_FUNCTION void conv_relu_pool_host(const float* in, const float* u,
     }
 }
 
-// in1[c][y][x][lane] := image `lane`, normalised, interior of the padded planes. Row by row: each image's row
+// in1[c][y][x][lane] := image `lane`, normalised, at the interior (offset pad) of planes of side P (the host
+// path's are unpadded: pad 0). Row by row: each image's row
 // converted on its own (contiguous bytes: vector conversions), then the 16 rows interleaved, x by x (a store
 // group of 16 that GCC builds with vector permutes), rather than one byte load and conversion per lane.
 template <int P, int pad>
