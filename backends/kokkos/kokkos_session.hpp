@@ -102,6 +102,30 @@ KOKKOS_INLINE_FUNCTION float conv_at(const float* in, const float* w, const floa
   return acc;
 }
 
+// 4 floats at a 16-byte aligned address, for the Kokkos GPU paths (kokkos:winograd, kokkos:winograd_layers).
+struct alignas(16) Quad {
+  float w[4];
+};
+// One 128-bit load (store) on the device; plain float loads (stores) on a host.
+KOKKOS_INLINE_FUNCTION void load4(const float* p, float* r) {
+#if defined(__CUDA_ARCH__)
+  const Quad q = *reinterpret_cast<const Quad*>(p);
+  r[0] = q.w[0];
+  r[1] = q.w[1];
+  r[2] = q.w[2];
+  r[3] = q.w[3];
+#else
+  for (int i = 0; i < 4; ++i) r[i] = p[i];
+#endif
+}
+KOKKOS_INLINE_FUNCTION void store4(float* p, const float* r) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<Quad*>(p) = Quad{{r[0], r[1], r[2], r[3]}};
+#else
+  for (int i = 0; i < 4; ++i) p[i] = r[i];
+#endif
+}
+
 KOKKOS_INLINE_FUNCTION float max2(float a, float b) { return a > b ? a : b; }
 KOKKOS_INLINE_FUNCTION float max4(float a, float b, float c, float d) { return max2(max2(a, b), max2(c, d)); }
 

@@ -413,28 +413,6 @@ constexpr int kDeviceFilters[3] = {2, 1, 1};
 // A (channel, tile)'s 64 floats of V are kVStride apart: 4 floats of padding put the 16-byte loads of 8
 // consecutive tiles on distinct banks.
 constexpr int kVStride = kE + 4;
-struct alignas(16) Quad {
-  float w[4];
-};
-// 4 floats at a 16-byte aligned address: one 128-bit load on the device.
-KOKKOS_INLINE_FUNCTION void load4(const float* p, float* r) {
-#if defined(__CUDA_ARCH__)
-  const Quad q = *reinterpret_cast<const Quad*>(p);
-  r[0] = q.w[0];
-  r[1] = q.w[1];
-  r[2] = q.w[2];
-  r[3] = q.w[3];
-#else
-  for (int i = 0; i < 4; ++i) r[i] = p[i];
-#endif
-}
-KOKKOS_INLINE_FUNCTION void store4(float* p, const float* r) {
-#if defined(__CUDA_ARCH__)
-  *reinterpret_cast<Quad*>(p) = Quad{{r[0], r[1], r[2], r[3]}};
-#else
-  for (int i = 0; i < 4; ++i) p[i] = r[i];
-#endif
-}
 // The input planes of layer Sh in scratch: unpadded rows, but planes kPlaneGap floats longer than side x side, so
 // that the input transform's loads -- threads over (channel, tile), channels a plane apart -- spread over the
 // banks instead of meeting in one: a plane of 256 or 64 floats is a multiple of the 32 banks (9.6- and 10-way

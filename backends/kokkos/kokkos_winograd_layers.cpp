@@ -37,6 +37,7 @@ struct Plan {
   static constexpr int kThreads = kHostSpace ? 1 : kRoleThreads;
   static constexpr int kImages = kImagesPerRound, kFg = kFiltersPerRole, kChunk = kTilesPerChunk;
   static constexpr int C = Sh::channels, F = Sh::filters, IS = Sh::side, P = Sh::padded, kPooled = Sh::pooled;
+  static constexpr int kInputFloats = C * IS * IS;  // one image's input
   static constexpr int TS = IS / wg::kOut, T = TS * TS, kTiles = kImages * T;  // tiles: side, per image, per round
   static constexpr int kGroups = F / kFg, kPairs = kE * kGroups;  // (position, filter group) pairs, each one U
   static constexpr int kSubsets = kRoleThreads / kPairs, kRoles = kPairs * kSubsets;
@@ -67,7 +68,7 @@ struct Plan {
   }
   static_assert(F % kFg == 0 && kRoleThreads % kPairs == 0 && kChunk % kSubsets == 0 && kTiles % kChunk == 0);
   static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0 && kOffM % 4 == 0);
-  static_assert(C * IS * IS % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2 && IS % wg::kOut == 0);
+  static_assert(kInputFloats % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2 && IS % wg::kOut == 0);
   // A CUDA block's shared memory: the scratch, Kokkos' 8 (team size + 2) bytes and 16 of static shared memory.
   static_assert(kBytes + 8 * (kRoleThreads + 2) + 16 <= 227 * 1024, "one Hopper SM's shared memory");
 };
@@ -77,17 +78,10 @@ using Conv1 = Plan<Shape1, 512, 1, 16, 32>;
 using Conv2 = Plan<Shape2, 256, 1, 10, 16>;
 using Conv3 = Plan<Shape3, 320, 4, 4, 16>;
 
-// 4 floats at a 16-byte aligned address: one 128-bit load on the device.
-struct alignas(16) Quad {
-  float w[4];
-};
+// Two pooled outputs stored at once (64 bits; load4/store4 in kokkos_session.hpp do 128).
 struct alignas(8) Pair {
   float w[2];
 };
-KOKKOS_INLINE_FUNCTION void load4(const float* p, float* r) {
-  const Quad q = *reinterpret_cast<const Quad*>(p);
-  for (int i = 0; i < 4; ++i) r[i] = q.w[i];
-}
 
 // 4 inputs loaded at once: 4 pixels (32 bits) or 4 floats (128 bits).
 template <class In>
@@ -112,7 +106,7 @@ struct LayerArgs {
 template <class L, class In, class Member>
 KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>& a, float* s) {
   constexpr int C = L::C, F = L::F, P = L::P, IS = L::IS, T = L::T, kFg = L::kFg, kChunk = L::kChunk;
-  constexpr int kPs = L::kPs, kMs = L::kMs, kPooled = L::kPooled, kPerImage = C * IS * IS;
+  constexpr int kPs = L::kPs, kMs = L::kMs, kPooled = L::kPooled, kPerImage = L::kInputFloats;
   float* in = s;
   float* vbuf = s + L::kOffV;
   float* mbuf = s + L::kOffM;
@@ -137,8 +131,11 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
   constexpr int kWords = kPerImage / 4, kPerThread = (L::kImages * kWords + L::kThreads - 1) / L::kThreads;
   Word<In> pending[kPerThread];
   const Word<In>* words = reinterpret_cast<const Word<In>*>(a.input);
+  const auto images_of = [&](int round) {  // the round's images: kImages, fewer in the last round
+    return a.count - round * L::kImages < L::kImages ? a.count - round * L::kImages : L::kImages;
+  };
   const auto fetch = [&](int round) {
-    const int first = round * L::kImages, n = (a.count - first < L::kImages ? a.count - first : L::kImages) * kWords;
+    const int first = round * L::kImages, n = images_of(round) * kWords;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, L::kThreads), [&](int t) {
       CNN_KOKKOS_DEVICE_UNROLL(unroll)
       for (int k = 0; k < kPerThread; ++k)
@@ -161,7 +158,7 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
   team.team_barrier();  // the planes' borders zeroed before any interior is staged
   for (int round = team.league_rank(); round < rounds; round += team.league_size()) {
     const int first = round * L::kImages;
-    const int valid = a.count - first < L::kImages ? a.count - first : L::kImages, tiles = valid * T;
+    const int valid = images_of(round), tiles = valid * T;
     // No barrier first: the planes have been free since the previous round's input transform (a barrier ago),
     // and the staging touches nothing else; the barrier below also ends the previous round's output stage and FC.
     stage(valid);
@@ -267,9 +264,9 @@ class KokkosWinogradLayersSession final : public WinogradSession<KokkosWinogradL
 
   double upload(const std::uint8_t* pixels, std::size_t n) override {
     const std::size_t chunk = std::min(batch_, n);
-    if (act1_.extent(0) < chunk * Conv2::C * Conv2::IS * Conv2::IS) {
-      act1_ = Floats("winograd_layers_pool1", chunk * Conv2::C * Conv2::IS * Conv2::IS);
-      act2_ = Floats("winograd_layers_pool2", chunk * Conv3::C * Conv3::IS * Conv3::IS);
+    if (act1_.extent(0) < chunk * Conv2::kInputFloats) {
+      act1_ = Floats("winograd_layers_pool1", chunk * Conv2::kInputFloats);
+      act2_ = Floats("winograd_layers_pool2", chunk * Conv3::kInputFloats);
     }
     return KokkosSession::upload(pixels, n);
   }
