@@ -14,6 +14,8 @@
 // kernel): M[filter][tile][position] = sum over channels of V * U; and the output stage, a thread per
 // (tile, filter): Y = AT M A, 2x2 max pool, bias, ReLU. conv2 (one image, one chunk a round) runs the next
 // image's input transform in the same pass as this image's output stage.
+// conv2's and conv3's kernels are launched to start on the SMs that the previous kernel's last rounds leave
+// idle (programmatic dependent launch), where they load U before waiting for their input.
 #include <cuda_runtime.h>
 
 #include <array>
@@ -221,6 +223,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors
   using In = typename Lay::template Input<kLayer>;
   typename In::Word pending[Lay::kInput == kAsync ? 1 : In::kPerThread];
+  wait_for_previous_kernel();  // U and the planes' padding were ready while it finished (launch_after_previous)
   if (blockIdx.x * kImages < count) {
     if constexpr (Lay::kInput == kRegisters)
       fetch_input<kLayer, Lay>(input, blockIdx.x * kImages, count, pending);
@@ -308,6 +311,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
     for (; first < count; first += gridDim.x) {
       const int next = first + gridDim.x;
+      if (next >= count) allow_next_kernel();  // this block's last round
       __syncthreads();  // V complete, the previous output stage done with M
       elementwise(0);
       if (next < count) stage_input(next, 1);
@@ -321,7 +325,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   } else {
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);
-      __syncthreads();  // the previous round is done with the input planes and V
+      if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
+      // No barrier here: the previous round's last reads of the planes (input transform) and of V (element-wise
+      // stage) were each followed by a barrier of its chunk loop.
 
       // This round's input into the padded planes (see InputMode).
       if constexpr (Lay::kInput == kRegisters) {
@@ -393,6 +399,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
+    if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
     __syncthreads();  // staged / the previous round is done with the planes
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
     for (int i = t; i < valid * (kImageBytes / 4); i += kThreads)
@@ -523,10 +530,17 @@ class CudaWinogradSession final : public DeviceSession {
     cudaEvent_t joined = nullptr;
   };
   // One layer's kernel on n images, a block per SM (wfc_, bfc_: read by conv3's only).
+  // conv2's and conv3's kernels start while the previous layer's finishes (launch_after_previous): their blocks
+  // load U into registers on the SMs its last rounds leave idle.
   template <int kLayer, class Lay>
   void launch(const void* input, const float* u, float* output, std::size_t n, cudaStream_t s) const {
-    winograd_layer_kernel<kLayer, Lay><<<persistent_blocks(n, Lay::kImages, sms_), Lay::kThreads, Lay::kSharedBytes,
-                                         s>>>(input, u, output, wfc_, bfc_, int(n));
+    const int blocks = persistent_blocks(n, Lay::kImages, sms_);
+    if constexpr (kLayer == 1)
+      winograd_layer_kernel<kLayer, Lay><<<blocks, Lay::kThreads, Lay::kSharedBytes, s>>>(input, u, output, wfc_, bfc_,
+                                                                                          int(n));
+    else
+      launch_after_previous(winograd_layer_kernel<kLayer, Lay>, blocks, Lay::kThreads, Lay::kSharedBytes, s, input, u,
+                            output, wfc_, bfc_, int(n));
   }
   // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 and conv3 then take 2
   // images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images

@@ -14,6 +14,14 @@ static __global__ void normalise_kernel(const std::uint8_t* in, float* out, std:
   if (i < n) out[i] = normalise_pixel_fp32(in[i]);
 }
 
+// Programmatic dependent launch (sm_90; launch_after_previous in cuda_support.hpp launches such a kernel).
+// allow_next_kernel: this block has come far enough that the next kernel on the stream may take the SMs that
+// blocks of this one leave (it starts once every block has called it or exited). wait_for_previous_kernel:
+// returns once the kernel before this one has finished and its writes are visible; a no-op when this kernel was
+// launched the ordinary way.
+__device__ __forceinline__ void allow_next_kernel() { asm volatile("griddepcontrol.launch_dependents;\n" ::: "memory"); }
+__device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("griddepcontrol.wait;\n" ::: "memory"); }
+
 inline unsigned blocks_for(std::size_t threads, unsigned per_block) {
   return unsigned((threads + per_block - 1) / per_block);
 }

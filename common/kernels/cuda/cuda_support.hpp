@@ -23,6 +23,21 @@ void allow_shared_memory(Kernel* kernel, std::size_t bytes) {
   check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)), "shared memory size");
 }
 
+// Launches kernel<<<blocks, threads, shared, s>>>(args...) so that it may start before the kernel ahead of it
+// on `s` has finished (programmatic dependent launch): its blocks take the SMs that the previous kernel's
+// blocks leave once all of those have called allow_next_kernel(), run what does not need the previous
+// kernel's results (weights into registers, zeroed buffers), and wait for the rest in wait_for_previous_kernel()
+// (cuda_kernels.cuh).
+template <class... Params, class... Args>
+void launch_after_previous(void (*kernel)(Params...), int blocks, int threads, std::size_t shared, cudaStream_t s,
+                           Args... args) {
+  cudaLaunchAttribute overlap{};
+  overlap.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  overlap.val.programmaticStreamSerializationAllowed = 1;
+  const cudaLaunchConfig_t config{dim3(blocks), dim3(threads), shared, s, &overlap, 1};
+  check(cudaLaunchKernelEx(&config, kernel, Params(args)...), "cudaLaunchKernelEx");
+}
+
 Availability availability();  // runnable only with a CUDA device: otherwise says why
 std::vector<std::pair<std::string, std::string>> device_info();
 
