@@ -67,6 +67,26 @@ else
   done
   step "the PyTorch peer on the CPU, every core"
   PYTHONUNBUFFERED=1 timeout 420 $py scripts/peer_pytorch.py --device cpu --threads "$cores" --images 1200,50000 \
-    --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1
+    --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1  # The peak once more: a VM's neighbours can take cores for a minute (the 16-core Xeon host once gave 1343
+  # GFLOP/s at the start, 2486 another day), and a low peak makes efficiencies above 100 %. The higher stays.
+  step "FMA peak again (all threads, 5 repetitions): the higher of the two is the platform's"
+  "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
+    --benchmark_out="$out/fma_peak-again.json" --benchmark_out_format=json 2>&1 | grep -E "AllThreads.*median" || status=1
+  python3 - "$out/fma_peak.json" "$out/fma_peak-again.json" <<'PY' || status=1
+import json, os, sys
+def peak(path):  # the all-threads median, as scripts/suitereport/portability.py reads it
+    try:
+        return max(b["GFLOP/s"] for b in json.load(open(path))["benchmarks"]
+                   if "AllThreads" in b["name"] and b.get("aggregate_name") == "median")
+    except (OSError, ValueError, KeyError):
+        return 0.0
+first, again = sys.argv[1:]
+keep = again if peak(again) > peak(first) else first
+print(f"FMA peak: {peak(first):.0f} then {peak(again):.0f} GFLOP/s; kept the {'second' if keep == again else 'first'}")
+if keep == again:
+    os.replace(again, first)
+elif os.path.exists(again):
+    os.remove(again)
+PY
 fi
 exit $status

@@ -41,6 +41,11 @@ def _what_ran(e):
     return f"{r.variant} ({where})"
 
 
+def _peak_sources(v, pid):
+    p = next(p for p in v.platforms if p.id == pid)
+    return "; ".join(f"{UNIT_NAMES.get(u, u)} {g:,.0f} GFLOP/s from {src}" for u, (g, src) in sorted(p.peaks.items()))
+
+
 def markdown(v):
     """The verdict's tables: platforms, application efficiency with PP, what ran, architectural efficiency."""
     if not v.platforms:
@@ -92,6 +97,11 @@ def markdown(v):
               "of the unit it runs on (Winograd executes fewer FLOP than the direct convolution; 3xFP16 three "
               "tensor-core products per useful one; an entry on two units adds each unit's share of its own "
               "peak); – where the report predates that record or no peak was measured"]
+    above = sorted({i for (m, i), e in v.entries.items() if e.architectural is not None and e.architectural > 1})
+    if above:  # faster than the peak: the peak was measured low (a busy machine), not the entry too fast
+        lines.append("- above 100 %: faster than the measured peak of " + ", ".join(
+            f"{_short(v, i)} ({cell(_peak_sources(v, i))})" for i in above) + ": that measurement is too low "
+            "(a busy machine?); measure the peak again (scripts/verdict-bench.sh keeps the higher of two)")
     if left:
         lines.append(f"- not entries: {cell(left)}")
     return "\n".join(lines) + "\n"

@@ -161,6 +161,18 @@ def test_architectural_efficiency_of_layers_on_two_units(results):
     assert verdict(results).efficiency("cuda", h200, "architectural") == pytest.approx(130 / 50)
 
 
+def test_an_entry_above_the_peak_names_the_peak_as_suspect(results):
+    r = run_tool("report", "--portability", results)
+    assert r.returncode == 0 and "above 100 %" not in r.stdout, r.stdout
+    # A Xeon peak measured at a tenth of the real one (a busy minute): openmp at 250 %, kokkos at 125 %
+    (results / "xeon" / "fma_peak.json").write_text(json.dumps({"benchmarks": [
+        {"name": "BM_FmaPeak/AllThreads_median", "aggregate_name": "median", "GFLOP/s": 400.0}]}))
+    r = run_tool("report", "--portability", results)
+    assert r.returncode == 0, r.stderr
+    line = next(x for x in r.stdout.splitlines() if x.startswith("- above 100 %"))
+    assert "P2 (FP32 FMA 400 GFLOP/s from " in line and "xeon/fma_peak.json" in line and "P3 (" not in line, line
+
+
 def test_report_portability_json_and_markdown(results, tmp_path):
     r = run_tool("report", "--portability", "--format", "json", results)
     assert r.returncode == 0, r.stderr
