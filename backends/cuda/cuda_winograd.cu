@@ -51,60 +51,35 @@ struct InputWords {
   static constexpr int kPerThread = (kImages * kPerImage + kThreads - 1) / kThreads;
 };
 
-// One layer's shapes and shared-memory layout. kImages: images per round; kFg: filters per element-wise
+// One layer's work split and shared memory: the round's input planes, V and M (wg::GpuRoundLayout, which says
+// why their paddings), then conv3's pooled outputs. kImages: images per round; kFg: filters per element-wise
 // thread; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's input transform
 // shares a pass with this round's output stage (winograd_layer_kernel says when that is possible).
 template <const ConvSpec& L, int kBlockThreads, int kImagesPerRound, int kFiltersPerThread, int kTilesPerChunk,
           bool kPooledHere, InputMode kInputMode, bool kOverlap = false>
-struct Layer {
+struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound> {
+  using Round = wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound>;
+  using Round::C, Round::IS, Round::kImages, Round::kTiles, Round::kMs, Round::kOffM;
   static constexpr InputMode kInput = kInputMode;
   static constexpr bool kOverlapped = kOverlap;
   // Element-wise tiles per thread unrolled by (the next tile's V loads issued during this one's FMAs).
   static constexpr int kEwUnroll = 2;
-  static constexpr int kThreads = kBlockThreads, kImages = kImagesPerRound, kFg = kFiltersPerThread;
+  static constexpr int kThreads = kBlockThreads, kFg = kFiltersPerThread;
   static constexpr int kChunk = kTilesPerChunk;
-  static constexpr int C = L.in_channels, F = L.filters, P = L.padded_side(), IS = L.in_side;
-  static constexpr int TS = L.out_side() / wg::kOut, T = TS * TS;  // tiles per image: side, count
-  static constexpr int kTiles = kImages * T;
+  static constexpr int F = L.filters;
   static constexpr int kPooled = L.pooled_side();
-  // V[tile][position][channel], a position's channels padded to kPs floats: a multiple of 4 (float4 loads)
-  // that is an odd multiple of 4, so the 8 lanes of a quarter-warp reading 8 consecutive positions as float4
-  // hit 32 different banks.
-  static constexpr int kPs = (C + 3) / 4 % 2 == 1 ? (C + 3) / 4 * 4 : (C + 3) / 4 * 4 + 4;
-  // A tile's V is followed by its channel count rounded up to 4 floats of padding: the input transform's lanes
-  // (consecutive channels, then the next tile) write to different banks.
-  static constexpr int kC4 = (C + 3) / 4 * 4;
-  static constexpr int kVTile = kE * kPs + kC4;
-  // M[filter][tile][position], rows of 68: the output stage's lanes (consecutive tiles) read their rows as
-  // float4 in different banks; the element-wise stage's lanes (consecutive positions) write one row.
-  static constexpr int kMs = kE + 4;
   static constexpr int kGroups = F / kFg;                     // filter groups
   static constexpr int kSubsets = kThreads / (kE * kGroups);  // tile subsets of a chunk
-  // Shared memory, in floats.
-  // Input planes P x P, kPlane apart: 1 modulo 32, so that the input transform's lanes, consecutive channels
-  // of one or two tiles, read different banks.
-  static constexpr int kPlane = P * P + (33 - P * P % 32) % 32, kIn = kImages * C * kPlane;
-  // Tile order within an image: conv2/conv3's lanes hold 16 or 20 channels of two tiles, which then lie one
-  // tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
-  static constexpr bool kColumnMajor = C >= 16;
   template <int kLayer>
   using Input = InputWords<kLayer, kThreads, kImages, C, IS>;
-  __device__ static void tile_at(int tile, int& b, int& ty, int& tx) {
-    b = tile / T;
-    const int k = tile % T;
-    ty = kColumnMajor ? k % TS : k / TS;
-    tx = kColumnMajor ? k / TS : k % TS;
-  }
-  static constexpr int kOffV = (kIn + 3) / 4 * 4, kOffM = kOffV + kTiles * kVTile;
   static constexpr int kOffPooled = kOffM + kChunk * F * kMs;
   static constexpr int kPooledFloats = kPooledHere ? kImages * F * kPooled * kPooled : 0;  // conv3: for the FC
   static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
   static_assert(F % kFg == 0 && kThreads % (kE * kGroups) == 0 && kChunk % kSubsets == 0, "even work split");
   static_assert(kTiles % kChunk == 0, "whole chunks");
-  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0, "bank spreads, float4 rows");
   static_assert(kFg % 2 == 0, "U loaded as float2");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
-  static_assert(L.kernel == kKernel && L.pad == 2 && L.out_side() % wg::kOut == 0, "5x5, pad 2, whole tiles");
+  static_assert(L.kernel == kKernel && L.pad == 2, "5x5, pad 2: the output side is the input side");
 };
 
 // Threads, images per round, filters per element-wise thread, tiles per chunk, pooled output kept in shared
@@ -219,7 +194,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
 
   // The padding of the input planes: only interiors are written below.
-  for (int i = t; i < Lay::kIn; i += kThreads) in[i] = 0.0f;
+  for (int i = t; i < Lay::kPlanesFloats; i += kThreads) in[i] = 0.0f;
   __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors
   using In = typename Lay::template Input<kLayer>;
   typename In::Word pending[Lay::kInput == kAsync ? 1 : In::kPerThread];

@@ -13,8 +13,8 @@
 // What differs per space is only what Kokkos lets a space choose: the team size (GPU: one thread per role;
 // host: 1), launch bounds, and the teams per unit of concurrency (a GPU SM holds 2048 threads; a host thread
 // one team). The scratch of a team (up to 222 KB: a round's V and a chunk's M) needs Kokkos' opt-in above 48 KB
-// (build-kokkos.sh patches Kokkos 3.4.1 as Kokkos does since kokkos/kokkos#9012). Bank-conflict paddings as in
-// cuda_winograd.cu, whose comments say why.
+// (build-kokkos.sh patches Kokkos 3.4.1 as Kokkos does since kokkos/kokkos#9012). Bank-conflict paddings:
+// cuda:winograd's, in wg::GpuRoundLayout (winograd_f4x5.hpp), whose comments say why.
 #include "backends/kokkos/kokkos_session.hpp"
 #include "backends/kokkos/kokkos_winograd_session.hpp"
 #include "common/kernels/cpu/winograd_f4x5.hpp"
@@ -29,29 +29,21 @@ constexpr int kGpuSmThreads = 2048;     // threads a GPU SM holds: Space().concu
 constexpr int kFcParts = 32;            // partial sums per (image, class) of conv3's FC
 static_assert(kFcInputs % kFcParts == 0);
 
-// One layer's work split and scratch layout (in floats). kRoleThreads: the element-wise roles (position,
-// filter group, tile subset) = the team size on a GPU.
+// One layer's work split and scratch (in floats): the round's planes, V and M laid out by wg::GpuRoundLayout,
+// then the bias. kRoleThreads: the element-wise roles (position, filter group, tile subset) = the team size on
+// a GPU.
 template <class Sh, int kRoleThreads, int kImagesPerRound, int kFiltersPerRole, int kTilesPerChunk>
-struct Plan {
+struct Plan : wg::GpuRoundLayout<Sh::channels, Sh::side, Sh::padded, kImagesPerRound> {
+  using Round = wg::GpuRoundLayout<Sh::channels, Sh::side, Sh::padded, kImagesPerRound>;
+  using Round::C, Round::IS, Round::kImages, Round::kTiles, Round::kMs, Round::kOffV, Round::kOffM;
   static constexpr int kLayer = Sh::layer;
   static constexpr int kThreads = kHostSpace ? 1 : kRoleThreads;
-  static constexpr int kImages = kImagesPerRound, kFg = kFiltersPerRole, kChunk = kTilesPerChunk;
-  static constexpr int C = Sh::channels, F = Sh::filters, IS = Sh::side, P = Sh::padded, kPooled = Sh::pooled;
+  static constexpr int kFg = kFiltersPerRole, kChunk = kTilesPerChunk;
+  static constexpr int F = Sh::filters, kPooled = Sh::pooled;
   static constexpr int kInputFloats = C * IS * IS;  // one image's input
-  static constexpr int TS = IS / wg::kOut, T = TS * TS, kTiles = kImages * T;  // tiles: side, per image, per round
   static constexpr int kGroups = F / kFg, kPairs = kE * kGroups;  // (position, filter group) pairs, each one U
   static constexpr int kSubsets = kRoleThreads / kPairs, kRoles = kPairs * kSubsets;
-  // V[tile][position][channel]: a position's channels padded to an odd multiple of 4 floats, a tile's V followed
-  // by its channels rounded up to 4 (float4 loads on distinct banks).
-  static constexpr int kC4 = (C + 3) / 4 * 4;
-  static constexpr int kPs = kC4 / 4 % 2 == 1 ? kC4 : kC4 + 4;
-  static constexpr int kVTile = kE * kPs + kC4;
-  static constexpr int kMs = kE + 4;  // M[filter][tile][position] rows
-  // Input planes P x P, 1 modulo 32 floats apart.
-  static constexpr int kPlane = P * P + (33 - P * P % 32) % 32, kIn = kImages * C * kPlane;
-  static constexpr bool kColumnMajor = C >= 16;  // tile order within an image (bank spread of the transform)
-  static constexpr bool kLast = kLayer == 2;     // conv3: FC and softmax in the same team
-  static constexpr int kOffV = (kIn + 3) / 4 * 4, kOffM = kOffV + kTiles * kVTile;
+  static constexpr bool kLast = kLayer == 2;  // conv3: FC and softmax in the same team
   static constexpr int kOffBias = kOffM + kChunk * F * kMs;
   static constexpr int kFloats = kOffBias + F;
   // conv3: its pooled outputs and the FC's partial sums in V's space (free once the round's one chunk has
@@ -60,15 +52,8 @@ struct Plan {
   static constexpr int kOffLogits = kOffPartial + kImages * kClasses * kFcParts;
   static_assert(!kLast || (kChunk == kTiles && kOffLogits + kImages * kClasses <= kOffM));
   static constexpr std::size_t kBytes = kFloats * sizeof(float) + 64;  // 64: alignment
-  KOKKOS_INLINE_FUNCTION static void tile_at(int tile, int& b, int& ty, int& tx) {
-    b = tile / T;
-    const int k = tile % T;
-    ty = kColumnMajor ? k % TS : k / TS;
-    tx = kColumnMajor ? k / TS : k % TS;
-  }
   static_assert(F % kFg == 0 && kRoleThreads % kPairs == 0 && kChunk % kSubsets == 0 && kTiles % kChunk == 0);
-  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0 && kOffM % 4 == 0);
-  static_assert(kInputFloats % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2 && IS % wg::kOut == 0);
+  static_assert(kInputFloats % 4 == 0 && Sh::kernel == 5 && Sh::pad == 2);
   // A CUDA block's shared memory: the scratch, Kokkos' 8 (team size + 2) bytes and 16 of static shared memory.
   static_assert(kBytes + 8 * (kRoleThreads + 2) + 16 <= 227 * 1024, "one Hopper SM's shared memory");
 };
@@ -118,7 +103,7 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
   float* bias = s + L::kOffBias;
   Kokkos::parallel_for(Kokkos::TeamThreadRange(team, F), [&](int f) { bias[f] = a.bias[f]; });
   // The padding of the input planes: only interiors are written below.
-  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, L::kIn), [&](int i) { in[i] = 0.0f; });
+  Kokkos::parallel_for(Kokkos::TeamThreadRange(team, L::kPlanesFloats), [&](int i) { in[i] = 0.0f; });
   float held_u[C][kFg];  // U of the (position, filter group) pair last run by this thread
   int held = -1;
   float held_fw[L::kLast ? kFcInputs / kFcParts : 1];  // conv3: the FC weights of the item last run

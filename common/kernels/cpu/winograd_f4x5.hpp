@@ -159,6 +159,45 @@ CNN_FP32_INLINE void tile_output_pool(const float (&m)[kElems], float (&pooled)[
       pooled[a][b] = fmaxf(fmaxf(y[2 * a][2 * b], y[2 * a][2 * b + 1]), fmaxf(y[2 * a + 1][2 * b], y[2 * a + 1][2 * b + 1]));
 }
 
+// The shared memory of one round of images in the GPU Winograd kernels (a block's, or a team's scratch), in
+// floats: the round's zero-padded input planes, then V[tile][position][channel] of its tiles, then
+// M[filter][tile][position] of one chunk of tiles (its size, chunk x filters x kMs, and what follows it are
+// the kernel's). The paddings spread a warp's accesses over different banks. kSide: the input side, which
+// the output keeps (5x5, pad 2); kPaddedSide: with the zero border.
+template <int kChannels, int kSide, int kPaddedSide, int kImagesPerRound>
+struct GpuRoundLayout {
+  static constexpr int C = kChannels, IS = kSide, P = kPaddedSide, kImages = kImagesPerRound;
+  static constexpr int TS = IS / kOut, T = TS * TS, kTiles = kImages * T;  // tiles: side, per image, per round
+  // Input planes P x P, kPlane apart: 1 modulo 32, so that the input transform's lanes, consecutive channels
+  // of one or two tiles, read different banks.
+  static constexpr int kPlane = P * P + (33 - P * P % 32) % 32, kPlanesFloats = kImages * C * kPlane;
+  // Tile order within an image: conv2/conv3's lanes hold 16 or 20 channels of two tiles, which then lie one
+  // tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
+  static constexpr bool kColumnMajor = C >= 16;
+  // V: a position's channels padded to kPs floats, an odd multiple of 4, so that the 8 lanes of a quarter-warp
+  // reading 8 consecutive positions as float4 hit 32 different banks. A tile's V is followed by its channel
+  // count rounded up to 4 floats of padding: the input transform's lanes (consecutive channels, then the next
+  // tile) write to different banks.
+  static constexpr int kC4 = (C + 3) / 4 * 4;
+  static constexpr int kPs = kC4 / 4 % 2 == 1 ? kC4 : kC4 + 4;
+  static constexpr int kVTile = kElems * kPs + kC4;
+  // M in rows of 68: the output stage's lanes (consecutive tiles) read their rows as float4 in different
+  // banks; the element-wise stage's lanes (consecutive positions) write one row.
+  static constexpr int kMs = kElems + 4;
+  // V after the planes (float4-aligned), M after the round's V.
+  static constexpr int kOffV = (kPlanesFloats + 3) / 4 * 4, kOffM = kOffV + kTiles * kVTile;
+  // Tile `tile` of the round: image b, tile row ty, tile column tx.
+  CNN_FP32_INLINE static void tile_at(int tile, int& b, int& ty, int& tx) {
+    b = tile / T;
+    const int k = tile % T;
+    ty = kColumnMajor ? k % TS : k / TS;
+    tx = kColumnMajor ? k / TS : k % TS;
+  }
+  static_assert(IS % kOut == 0, "whole tiles");
+  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0 && kOffM % 4 == 0,
+                "bank spreads, float4 rows");
+};
+
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
 // element-wise stage (64 multiply-adds per channel pair), the input transform BT d B per input channel and
 // the output transform AT M A per filter, plus the FC layer. A transform applies BT (AT) to the 8 columns,
