@@ -8,7 +8,8 @@ if(GIT)
                   RESULT_VARIABLE rc OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
   if(rc EQUAL 0)
     set(GIT_COMMIT ${commit})
-    execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} status --porcelain --untracked-files=no
+    # Dirty: the code differs from the commit. Measurements waiting in results/ change no code.
+    execute_process(COMMAND ${GIT} -C ${SOURCE_DIR} status --porcelain --untracked-files=no -- . :!results
                     OUTPUT_VARIABLE status ERROR_QUIET)
     if(NOT status STREQUAL "")
       set(GIT_DIRTY "true")

@@ -95,6 +95,7 @@ class Run:
     source: str = ""
     date: str = ""
     git_commit: str = ""
+    git_dirty: bool = False  # measured on uncommitted changes (an A/B's candidate build)
     meta_peak_gflops: float = 0.0  # the platform's peak, where a report states it (meta.peak_gflops)
     reported_variant: str = ""  # the name the report used, where the variant was renamed since
     arith_unit: str = ""  # the unit its arithmetic ran on (report's arithmetic.unit; "" in older reports)
@@ -315,6 +316,7 @@ def _parse_run(path, i, r, machine, meta):
         source=str(path),
         date=meta.get("date_utc", "") if isinstance(meta.get("date_utc"), str) else "",
         git_commit=meta.get("git_commit", "") if isinstance(meta.get("git_commit"), str) else "",
+        git_dirty=meta.get("git_dirty") is True,  # the string "true" is not true
         meta_peak_gflops=_number(meta, "peak_gflops", where=f"{path}: meta"),
         machine_load=({k: float(v) for k, v in load_readings.items() if _is_number(v) and math.isfinite(v)}
                       if isinstance(load_readings, dict) else {}),

@@ -253,7 +253,10 @@ def verdicts(runs):
 
 def newest_code(runs):
     """Of each model's runs, those of the commit it was measured with last (by report date): an older
-    measurement of older code is superseded, not mixed in."""
+    measurement of older code is superseded, not mixed in. Runs of uncommitted changes (git_dirty: say an A/B's
+    candidate build, whose code no commit has) count only for a model with no run of committed code."""
+    committed = {r.backend for r in runs if not r.git_dirty}
+    runs = [r for r in runs if not r.git_dirty or r.backend not in committed]
     newest = {}
     for r in runs:
         if r.backend not in newest or r.date > newest[r.backend].date:

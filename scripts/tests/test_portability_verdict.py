@@ -161,6 +161,20 @@ def test_architectural_efficiency_of_layers_on_two_units(results):
     assert verdict(results).efficiency("cuda", h200, "architectural") == pytest.approx(130 / 50)
 
 
+def test_a_run_of_uncommitted_changes_does_not_supersede_committed_code(results):
+    """An A/B's candidate build (git_dirty) is newer and faster, but no commit has its code: the verdict keeps
+    the committed runs; a model with runs of uncommitted changes only is still an entry."""
+    rep = write(results / "xeon" / "candidate.json", dict(XEON, git_dirty=True, date_utc="2099-01-01T00:00:00Z"),
+                [run_of("openmp", "winograd", 0.5, threads=16, executed=2.0e6),
+                 run_of("stdpar", "image_blocks", 3.0, threads=16)], commit="b" * 40)
+    v = verdict(results)
+    xeon = v.ids()[1]
+    assert v.entry("openmp", xeon).run.forward_ms == 2.0
+    assert v.entry("stdpar", xeon).run.forward_ms == 3.0
+    rep.write_text(rep.read_text().replace('"git_dirty": true', '"git_dirty": false'))
+    assert verdict(results).entry("openmp", xeon).run.forward_ms == 0.5  # committed, newer: it is the entry
+
+
 def test_an_entry_above_the_peak_names_the_peak_as_suspect(results):
     r = run_tool("report", "--portability", results)
     assert r.returncode == 0 and "above 100 %" not in r.stdout, r.stdout
