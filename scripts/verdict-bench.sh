@@ -67,7 +67,8 @@ else
   done
   step "the PyTorch peer on the CPU, every core"
   PYTHONUNBUFFERED=1 timeout 420 $py scripts/peer_pytorch.py --device cpu --threads "$cores" --images 1200,50000 \
-    --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1  # The peak once more: a VM's neighbours can take cores for a minute, and a low peak makes efficiencies
+    --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1
+  # The peak once more: a VM's neighbours can take cores for a minute, and a low peak makes efficiencies
   # above 100 % (results/cpu/xeon-16core/peak-method/). The higher of the two stays.
   step "FMA peak again (all threads, 5 repetitions): the higher of the two is the platform's"
   "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
