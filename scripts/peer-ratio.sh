@@ -4,7 +4,7 @@
 # next for both programs alike, so one run of each says little; each pair runs ours and the peer back to back
 # (the order swaps every pair) and the answer is the median of the pairs' ratios, with its spread.
 #   scripts/peer-ratio.sh <build> <out> <variant> <images> <threads> [pairs (default 8)] [peer batch (default sweep)]
-# <variant>: one suite variant (openmp:winograd); ratio = its fastest pass / PyTorch's fastest pass, per pair.
+# <variant>: one suite variant (backend:variant); ratio = its fastest pass / PyTorch's fastest pass, per pair.
 # PEER_RATIO_REPEAT (default 5) passes each; PEER_RATIO_PYTHON: the peer's Python (default /usr/bin/python3). Out: <out>/ours-K.json, <out>/peer-K.json, <out>/order.txt (start
 # time and load average of each process), <out>/peer-K.log, <out>/ratio.md. Exit 0, or 1 when a run failed or did not validate.
 set -uo pipefail
