@@ -74,16 +74,14 @@ else
   "$build/bin/fma_peak" --benchmark_repetitions=5 --benchmark_report_aggregates_only=true \
     --benchmark_out="$out/fma_peak-again.json" --benchmark_out_format=json 2>&1 | grep -E "AllThreads.*median" || status=1
   python3 - "$out/fma_peak.json" "$out/fma_peak-again.json" <<'PY' || status=1
-import json, os, sys
-def peak(path):  # the all-threads median, as scripts/suitereport/portability.py reads it
-    try:
-        return max(b["GFLOP/s"] for b in json.load(open(path))["benchmarks"]
-                   if "AllThreads" in b["name"] and b.get("aggregate_name") == "median")
-    except (OSError, ValueError, KeyError):
-        return 0.0
+import os, sys
+from pathlib import Path
+sys.path.insert(0, "scripts")
+from suitereport.portability import fma_peak  # the peak the verdict reads from such a file
 first, again = sys.argv[1:]
-keep = again if peak(again) > peak(first) else first
-print(f"FMA peak: {peak(first):.0f} then {peak(again):.0f} GFLOP/s; kept the {'second' if keep == again else 'first'}")
+peak = {p: (fma_peak(Path(p)) or (0.0,))[0] for p in (first, again)}
+keep = again if peak[again] > peak[first] else first
+print(f"FMA peak: {peak[first]:.0f} then {peak[again]:.0f} GFLOP/s; kept the {'second' if keep == again else 'first'}")
 if keep == again:
     os.replace(again, first)
 elif os.path.exists(again):

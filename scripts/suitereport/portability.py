@@ -144,7 +144,7 @@ def _peaks(runs):
             pid = identity.gpu_platform(str(gpu_peak.get("gpu_name", ""))).id
             for unit, v in gpu_peak["peaks_gflop_per_s"].items():
                 put(pid, unit, v, f"{folder / 'gpu_peak.json'} (benchmarks/gpu_peak)")
-        fma = _fma_peak(folder / "fma_peak.json")
+        fma = fma_peak(folder / "fma_peak.json")
         if fma and len(cpu_ids) == 1:
             put(cpu_ids[0], "fp32_fma", fma[0], f"{folder / 'fma_peak.json'} ({fma[1]})")
     for r in runs:
@@ -163,7 +163,7 @@ def _read_json(path):
         return None
 
 
-def _fma_peak(path):
+def fma_peak(path):
     """(GFLOP/s, how) of benchmarks/fma_peak's Google Benchmark output: the all-threads median of the
     repetitions (with their coefficient of variation), else the single run."""
     data = _read_json(path)
