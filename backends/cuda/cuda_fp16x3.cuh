@@ -21,6 +21,13 @@ __device__ __forceinline__ void mma_f16(float (&c)[4], const std::uint32_t (&a)[
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// c += a * b, one m16n8k8 FP16 tile (a K tail of 8): a holds rows g and g + 8 at K 2t, 2t + 1.
+__device__ __forceinline__ void mma_f16_k8(float (&c)[4], const std::uint32_t (&a)[2], std::uint32_t b0) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(b0));
+}
+
 // hi in the low 16 bits, lo in the high 16 bits.
 __host__ __device__ inline std::uint32_t split_f16(float x) {
   const __half hi = __float2half_rn(x);

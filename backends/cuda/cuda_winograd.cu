@@ -51,33 +51,49 @@ struct InputWords {
   static constexpr int kPerThread = (kImages * kPerImage + kThreads - 1) / kThreads;
 };
 
+template <class Lay, int kFg>
+struct FmaElementwise;
+template <class Lay>
+struct MmaElementwise;
+// Where a layer's element-wise stage runs (FmaElementwise, MmaElementwise below).
+template <int kFiltersPerThread>
+struct OnFp32Units {
+  static constexpr bool kTensorCores = false;
+  template <class Lay>
+  using Stage = FmaElementwise<Lay, kFiltersPerThread>;
+};
+struct OnTensorCores {
+  static constexpr bool kTensorCores = true;
+  template <class Lay>
+  using Stage = MmaElementwise<Lay>;
+};
+
 // One layer's work split and shared memory: the round's input planes, V and M (wg::GpuRoundLayout, which says
-// why their paddings), then conv3's pooled outputs. kImages: images per round; kFg: filters per element-wise
-// thread; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's input transform
+// why their paddings), then conv3's pooled outputs. kImages: images per round; Ew: where the element-wise stage
+// runs; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's input transform
 // shares a pass with this round's output stage (winograd_layer_kernel says when that is possible).
-template <const ConvSpec& L, int kBlockThreads, int kImagesPerRound, int kFiltersPerThread, int kTilesPerChunk,
+template <const ConvSpec& L, int kBlockThreads, int kImagesPerRound, class Ew, int kTilesPerChunk,
           bool kPooledHere, InputMode kInputMode, bool kOverlap = false>
 struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound> {
   using Round = wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound>;
   using Round::C, Round::IS, Round::kImages, Round::kTiles, Round::kMs, Round::kOffM;
   static constexpr InputMode kInput = kInputMode;
   static constexpr bool kOverlapped = kOverlap;
-  // Element-wise tiles per thread unrolled by (the next tile's V loads issued during this one's FMAs).
-  static constexpr int kEwUnroll = 2;
-  static constexpr int kThreads = kBlockThreads, kFg = kFiltersPerThread;
+  static constexpr int kThreads = kBlockThreads;
   static constexpr int kChunk = kTilesPerChunk;
   static constexpr int F = L.filters;
   static constexpr int kPooled = L.pooled_side();
-  static constexpr int kGroups = F / kFg;                     // filter groups
-  static constexpr int kSubsets = kThreads / (kE * kGroups);  // tile subsets of a chunk
+  using Elementwise = typename Ew::template Stage<Layer>;
   template <int kLayer>
   using Input = InputWords<kLayer, kThreads, kImages, C, IS>;
-  static constexpr int kOffPooled = kOffM + kChunk * F * kMs;
+  // M's filter rows: kFs floats apart. On the tensor cores a lane stores 4 positions of one (filter, tile) as a
+  // float4, the 8 lanes of a quarter-warp 4 filters (2 apart) and 2 tiles: 4 floats of padding per filter put
+  // them on 32 different banks.
+  static constexpr int kFs = kChunk * kMs + (Ew::kTensorCores ? 4 : 0);
+  static constexpr int kOffPooled = kOffM + F * kFs;
   static constexpr int kPooledFloats = kPooledHere ? kImages * F * kPooled * kPooled : 0;  // conv3: for the FC
   static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
-  static_assert(F % kFg == 0 && kThreads % (kE * kGroups) == 0 && kChunk % kSubsets == 0, "even work split");
   static_assert(kTiles % kChunk == 0, "whole chunks");
-  static_assert(kFg % 2 == 0, "U loaded as float2");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
   static_assert(L.kernel == kKernel && L.pad == 2, "5x5, pad 2: the output side is the input side");
 };
@@ -89,10 +105,191 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
 // images; 320 threads with 4 filters made the output stage's 16 x 20 (tile, filter) pairs one pass). conv3
 // keeps 320 threads and 4 filters: 10 filters spill there (its U is 20 channels; its kernel 76 -> 89-95 us); it
 // has no registers to spare for a prefetch (168 per thread at 10 warps).
-using Conv1 = Layer<kConv1, 512, 1, 16, 32, false, kRegisters>;
-using Conv2 = Layer<kConv2, 256, 1, 10, 16, false, kRegisters, /*kOverlap=*/true>;
-using Conv3 = Layer<kConv3, 320, 4, 4, 16, true, kAsync>;
-using Conv3Small = Layer<kConv3, 320, 2, 4, 8, true, kAsync>;  // for few images (CudaWinogradSession::small)
+using Conv1 = Layer<kConv1, 512, 1, OnFp32Units<16>, 32, false, kRegisters>;
+using Conv2 = Layer<kConv2, 256, 1, OnFp32Units<10>, 16, false, kRegisters, /*kOverlap=*/true>;
+using Conv3 = Layer<kConv3, 320, 4, OnFp32Units<4>, 16, true, kAsync>;
+using Conv3Small = Layer<kConv3, 320, 2, OnFp32Units<4>, 8, true, kAsync>;  // for few images (CudaWinogradSession::small)
+// cuda:winograd_mma: conv2's and conv3's element-wise stages on the tensor cores. conv3 with 8 warps: the
+// positions split evenly, and a thread may hold 8 positions' U fragments (144 registers).
+using Conv2Mma = Layer<kConv2, 256, 1, OnTensorCores, 16, false, kRegisters, /*kOverlap=*/true>;
+using Conv3Mma = Layer<kConv3, 256, 4, OnTensorCores, 16, true, kAsync>;
+using Conv3SmallMma = Layer<kConv3, 256, 2, OnTensorCores, 8, true, kAsync>;
+
+// The element-wise stage on the FP32 units: a thread per (Winograd position p, filter group g, tile subset s),
+// its U[p][channels][g's kFg filters] in registers for the kernel; M[g kFg + f][tile][p] over its tiles of a
+// chunk.
+template <class Lay, int kFg>
+struct FmaElementwise {
+  static constexpr int C = Lay::C, F = Lay::F;
+  static constexpr int kGroups = F / kFg;                          // filter groups
+  static constexpr int kSubsets = Lay::kThreads / (kE * kGroups);  // tile subsets of a chunk
+  static constexpr int kUnroll = 2;  // tiles unrolled by: the next tile's V loads issued during this one's FMAs
+  static_assert(F % kFg == 0 && Lay::kThreads % (kE * kGroups) == 0 && Lay::kChunk % kSubsets == 0,
+                "even work split");
+  static_assert(kFg % 2 == 0, "U loaded as float2");
+  int p, g, s;
+  float uw[C][kFg];
+
+  __device__ __forceinline__ explicit FmaElementwise(const void* u) {
+    const int t = threadIdx.x;
+    p = t % kE, g = t / kE % kGroups, s = t / (kE * kGroups);
+#pragma unroll
+    for (int c = 0; c < C; ++c)
+#pragma unroll
+      for (int f = 0; f < kFg; f += 2) {  // float2: a group of 10 filters starts 8-byte aligned
+        const float2 q = __ldg(static_cast<const float2*>(u) + ((p * C + c) * F + g * kFg + f) / 2);
+        uw[c][f] = q.x, uw[c][f + 1] = q.y;
+      }
+  }
+  __device__ __forceinline__ void operator()(const float* vbuf, float* mbuf, int chunk) const {
+#pragma unroll kUnroll
+    for (int k = 0; k < Lay::kChunk / kSubsets; ++k) {  // compile-time trip count: loads hoisted when unrolled
+      const int lt = s + k * kSubsets;
+      const float* v = vbuf + (chunk * Lay::kChunk + lt) * Lay::kVTile + p * Lay::kPs;
+      float acc[kFg] = {};
+#pragma unroll
+      for (int c0 = 0; c0 < C; c0 += 4) {
+        const float4 x4 = *reinterpret_cast<const float4*>(v + c0);
+        const float x[4] = {x4.x, x4.y, x4.z, x4.w};
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          if (c0 + j < C)
+#pragma unroll
+            for (int f = 0; f < kFg; ++f) acc[f] += x[j] * uw[c0 + j][f];
+      }
+      float* m = mbuf + g * kFg * Lay::kFs + lt * Lay::kMs + p;
+#pragma unroll
+      for (int f = 0; f < kFg; ++f) m[f * Lay::kFs] = acc[f];
+    }
+  }
+};
+
+// The element-wise stage on the tensor cores in 3xFP16 (cuda_fp16x3.cuh): per Winograd position p,
+// M[p] (tiles x filters) = V[p] (tiles x channels) U[p] (channels x filters) in m16n8k16 tiles (a last K step
+// of 8 where the channels leave one: conv3's 20), filters padded to n-tiles of 8 with zeros. A warp owns
+// kPositions consecutive positions and their U fragments in registers for the kernel (mma_weights); V is
+// split into FP16 hi and lo as it is loaded. On the FP32 units this stage was two thirds of the layer's
+// arithmetic.
+// U is split scaled by kUScale, M scaled back: U's lo parts (2^-11 of U, |U| <= 0.67) would otherwise fall
+// below FP16's normal range (6.1e-5) and keep only an absolute 2^-24 (numpy emulation of conv2 and conv3,
+// 300 unseen images: max |p - p_fp64| 3.8e-5 unscaled, 4.6e-6 with 2^10; FP32 2.0e-6).
+constexpr float kUScale = 1024.0f;
+template <class Lay>
+struct MmaElementwise {
+  static constexpr int C = Lay::C, F = Lay::F, kWarps = Lay::kThreads / 32;
+  static constexpr int kSteps = C / 16, kTail = C % 16 != 0;  // K steps of 16, and of 8 after them
+  static constexpr int kNTiles = (F + 7) / 8, kPositions = kE / kWarps;
+  static_assert(kE % kWarps == 0 && kPositions % 4 == 0, "whole float4s of positions per warp");
+  // A chunk of 8 tiles (few images a round) fills rows g + 8 with rows g again, and stores them once.
+  static constexpr int kHalves = Lay::kChunk == 8 ? 1 : 2;
+  static_assert(Lay::kChunk % (8 * kHalves) == 0 && C % 2 == 0 && C % 16 <= 8, "m16 tiles, channel pairs, one tail");
+  // 3 passes over the padded channels and filters, for the report.
+  static constexpr double executed_flop_per_image() {
+    return 3 * Lay::T * 2.0 * kE * (16 * kSteps + 8 * kTail) * (8 * kNTiles) * (2 / kHalves);
+  }
+  int p0, g, t;
+  uint4 b[kPositions][kSteps][kNTiles];  // b0 hi, b1 hi, b0 lo, b1 lo (Fp16x3::append_fragment)
+  uint2 b8[kTail ? kPositions : 1][kNTiles];  // the tail's b0 hi, b0 lo
+
+  __device__ __forceinline__ explicit MmaElementwise(const void* u) {
+    const int lane = threadIdx.x % 32;
+    p0 = threadIdx.x / 32 * kPositions, g = lane / 4, t = lane % 4;
+    const uint4* frag = static_cast<const uint4*>(u);
+#pragma unroll
+    for (int q = 0; q < kPositions; ++q)
+#pragma unroll
+      for (int k = 0; k < kSteps + kTail; ++k)
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n) {
+          const uint4 w = __ldg(frag + (((p0 + q) * (kSteps + kTail) + k) * kNTiles + n) * 32 + lane);
+          if (k < kSteps) b[q][k][n] = w;
+          else b8[q][n] = {w.x, w.z};
+        }
+  }
+  // Channels c, c + 1 of one V row as FP16 hi and lo pairs (zero past the channels).
+  __device__ __forceinline__ static void split_pair(const float* row, int c, std::uint32_t& hi, std::uint32_t& lo) {
+    const float2 x = c < C ? *reinterpret_cast<const float2*>(row + c) : float2{0.0f, 0.0f};
+    const __half2 h = __floats2half2_rn(x.x, x.y);
+    const float2 back = __half22float2(h);
+    const __half2 l = __floats2half2_rn(x.x - back.x, x.y - back.y);
+    hi = reinterpret_cast<const std::uint32_t&>(h), lo = reinterpret_cast<const std::uint32_t&>(l);
+  }
+  __device__ __forceinline__ void operator()(const float* vbuf, float* mbuf, int chunk) const {
+#pragma unroll 1
+    for (int mt = 0; mt < Lay::kChunk / (8 * kHalves); ++mt) {
+      const int lt = mt * 8 * kHalves + g;  // tiles lt and lt + 8 of the chunk
+      const float* rows = vbuf + (chunk * Lay::kChunk + lt) * Lay::kVTile;
+#pragma unroll
+      for (int q0 = 0; q0 < kPositions; q0 += 4) {
+        float acc[4][kNTiles][4] = {};
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+          const float* v0 = rows + (p0 + q0 + q) * Lay::kPs;
+          const float* v8 = v0 + (kHalves - 1) * 8 * Lay::kVTile;
+          // Small terms first, as Fp16x3::mma_conv.
+#pragma unroll
+          for (int k = 0; k < kSteps; ++k) {
+            std::uint32_t ah[4], al[4];  // m16n8k16 A: (row g, K 2t), (g + 8, 2t), (g, 2t + 8), (g + 8, 2t + 8)
+            split_pair(v0, 16 * k + 2 * t, ah[0], al[0]);
+            split_pair(v8, 16 * k + 2 * t, ah[1], al[1]);
+            split_pair(v0, 16 * k + 2 * t + 8, ah[2], al[2]);
+            split_pair(v8, 16 * k + 2 * t + 8, ah[3], al[3]);
+#pragma unroll
+            for (int n = 0; n < kNTiles; ++n) {
+              const uint4 w = b[q0 + q][k][n];
+              mma_f16(acc[q][n], al, w.x, w.y);
+              mma_f16(acc[q][n], ah, w.z, w.w);
+              mma_f16(acc[q][n], ah, w.x, w.y);
+            }
+          }
+          if constexpr (kTail) {
+            std::uint32_t ah[2], al[2];  // m16n8k8 A: (row g, K 2t), (g + 8, 2t)
+            split_pair(v0, 16 * kSteps + 2 * t, ah[0], al[0]);
+            split_pair(v8, 16 * kSteps + 2 * t, ah[1], al[1]);
+#pragma unroll
+            for (int n = 0; n < kNTiles; ++n) {
+              const uint2 w = b8[q0 + q][n];
+              mma_f16_k8(acc[q][n], al, w.x);
+              mma_f16_k8(acc[q][n], ah, w.y);
+              mma_f16_k8(acc[q][n], ah, w.x);
+            }
+          }
+        }
+        // C fragment: (row g, filters 2t, 2t + 1), (row g + 8, the same): 4 positions of one (filter, tile) a
+        // float4.
+#pragma unroll
+        for (int n = 0; n < kNTiles; ++n)
+#pragma unroll
+          for (int h = 0; h < kHalves; ++h)
+#pragma unroll
+            for (int j = 0; j < 2; ++j) {
+              const int f = 8 * n + 2 * t + j, i = 2 * h + j;
+              constexpr float kBack = 1.0f / kUScale;
+              if (f < F)
+                *reinterpret_cast<float4*>(mbuf + f * Lay::kFs + (lt + 8 * h) * Lay::kMs + p0 + q0) =
+                    float4{acc[0][n][i] * kBack, acc[1][n][i] * kBack, acc[2][n][i] * kBack, acc[3][n][i] * kBack};
+            }
+      }
+    }
+  }
+};
+
+// U of one layer as MmaElementwise's B fragments, scaled by kUScale: per (position, K step, n-tile, lane) the 4
+// words of Fp16x3::append_fragment (a tail step's b1 words are zero). u: U[position][channel][filter]
+// (transformed_weights).
+std::vector<std::uint32_t> mma_weights(const ConvSpec& spec, const std::vector<float>& u) {
+  const int C = spec.in_channels, F = spec.filters, steps = (C + 15) / 16, ntiles = (F + 7) / 8;
+  std::vector<std::uint32_t> out;
+  for (int p = 0; p < kE; ++p)
+    for (int k = 0; k < steps; ++k)
+      for (int n = 0; n < ntiles; ++n)
+        for (int lane = 0; lane < 32; ++lane)
+          Fp16x3::append_fragment(out, lane, [&](int kappa) {
+            const int c = 16 * k + kappa, f = 8 * n + lane / 4;
+            return c < C && f < F ? u[(std::size_t(p) * C + c) * F + f] * kUScale : 0.0f;
+          });
+  return out;
+}
 
 __constant__ float c_bias1[kConv1.filters];
 __constant__ float c_bias2[kConv2.filters];
@@ -169,9 +366,9 @@ __device__ __forceinline__ void wait_async_copies() { asm volatile("cp.async.wai
 // u: U[position][channel][filter] (host-transformed, FP32).
 template <int kLayer, class Lay>
 __global__ void __launch_bounds__(Lay::kThreads, 1)
-    winograd_layer_kernel(const void* __restrict__ input, const float* __restrict__ u, float* __restrict__ output,
+    winograd_layer_kernel(const void* __restrict__ input, const void* __restrict__ u, float* __restrict__ output,
                           const float* __restrict__ wfc, const float* __restrict__ bfc, int count) {
-  constexpr int C = Lay::C, F = Lay::F, P = Lay::P, T = Lay::T, kFg = Lay::kFg;
+  constexpr int C = Lay::C, F = Lay::F, P = Lay::P, T = Lay::T;
   constexpr int kThreads = Lay::kThreads, kImages = Lay::kImages, kPs = Lay::kPs, kMs = Lay::kMs;
   constexpr int kChunk = Lay::kChunk, kPooledSide = Lay::kPooled;
   extern __shared__ __align__(16) float smem[];
@@ -181,17 +378,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   float* pooled_buf = smem + Lay::kOffPooled;
   const int t = threadIdx.x;
 
-  // This thread's element-wise role, fixed for the kernel: position p, filter group g, tile subset s, and
-  // its U in registers.
-  const int p = t % kE, g = t / kE % Lay::kGroups, s = t / (kE * Lay::kGroups);
-  float uw[C][kFg];
-#pragma unroll
-  for (int c = 0; c < C; ++c)
-#pragma unroll
-    for (int f = 0; f < kFg; f += 2) {  // float2: a group of 10 filters starts 8-byte aligned
-      const float2 q = __ldg(reinterpret_cast<const float2*>(u + (p * C + c) * F + g * kFg + f));
-      uw[c][f] = q.x, uw[c][f + 1] = q.y;
-    }
+  // This thread's element-wise role, fixed for the kernel, and its U in registers.
+  const typename Lay::Elementwise elementwise(u);
 
   // The padding of the input planes: only interiors are written below.
   for (int i = t; i < Lay::kPlanesFloats; i += kThreads) in[i] = 0.0f;
@@ -221,35 +409,13 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     wg::tile_input_transform<P, kPs>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx,
                                      vbuf + tile * Lay::kVTile + c);
   };
-  // Element-wise: M[g kFg + f][tile][p] over this thread's tiles of the chunk.
-  const auto elementwise = [&](int chunk) {
-#pragma unroll Lay::kEwUnroll
-    for (int k = 0; k < kChunk / Lay::kSubsets; ++k) {  // compile-time trip count: loads hoisted when unrolled
-      const int lt = s + k * Lay::kSubsets;
-      const float* v = vbuf + (chunk * kChunk + lt) * Lay::kVTile + p * kPs;
-      float acc[kFg] = {};
-#pragma unroll
-      for (int c0 = 0; c0 < C; c0 += 4) {
-        const float4 x4 = *reinterpret_cast<const float4*>(v + c0);
-        const float x[4] = {x4.x, x4.y, x4.z, x4.w};
-#pragma unroll
-        for (int j = 0; j < 4; ++j)
-          if (c0 + j < C)
-#pragma unroll
-            for (int f = 0; f < kFg; ++f) acc[f] += x[j] * uw[c0 + j][f];
-      }
-      float* m = mbuf + (g * kFg * kChunk + lt) * kMs + p;
-#pragma unroll
-      for (int f = 0; f < kFg; ++f) m[f * kChunk * kMs] = acc[f];
-    }
-  };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
   // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).
   const auto output_item = [&](int i, int chunk, int first, int valid) {
     const int lt = i % kChunk, f = i / kChunk, tile = chunk * kChunk + lt;
     if (tile >= valid * T) return;
     float m[kE];
-    const float4* src = reinterpret_cast<const float4*>(mbuf + i * kMs);
+    const float4* src = reinterpret_cast<const float4*>(mbuf + f * Lay::kFs + lt * kMs);
 #pragma unroll
     for (int e = 0; e < kE / 4; ++e) {
       const float4 q = src[e];
@@ -288,7 +454,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       const int next = first + gridDim.x;
       if (next >= count) allow_next_kernel();  // this block's last round
       __syncthreads();  // V complete, the previous output stage done with M
-      elementwise(0);
+      elementwise(vbuf, mbuf, 0);
       if (next < count) stage_input(next, 1);
       __syncthreads();  // M complete, the next image in the planes
       const int items = kChunk * F + (next < count ? T * C : 0);
@@ -338,7 +504,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         __syncthreads();  // V is complete / the previous chunk's output stage is done with M
         if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count)  // the planes are free
           copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, in);
-        elementwise(chunk);
+        elementwise(vbuf, mbuf, chunk);
         __syncthreads();
         for (int i = t; i < kChunk * F; i += kThreads) output_item(i, chunk, first, valid);
       }
@@ -430,17 +596,23 @@ std::vector<float> transformed_weights(const ConvSpec& spec, const std::vector<f
 }
 
 // kConv1Mma: conv1 as a direct implicit GEMM on the tensor cores (conv1_mma above, cuda:winograd_conv1_mma);
-// else conv1 too is Winograd on the FP32 units (cuda:winograd).
+// else conv1 too is Winograd on the FP32 units (cuda:winograd). kEwMma: conv2's element-wise stage on the
+// tensor cores (MmaElementwise, cuda:winograd_mma).
 // kLanes: a chunk is split over this many side streams, so that one half's kernels fill the SMs that the other
 // half's kernel tails leave idle (each kernel holds whole SMs: one block per SM and most of its shared memory).
-template <bool kConv1Mma, int kLanes>
+template <bool kConv1Mma, bool kEwMma, int kLanes>
 class CudaWinogradSession final : public DeviceSession {
+  using Conv2L = std::conditional_t<kEwMma, Conv2Mma, Conv2>;
+  using Conv3L = std::conditional_t<kEwMma, Conv3Mma, Conv3>;
+  using Conv3SmallL = std::conditional_t<kEwMma, Conv3SmallMma, Conv3Small>;
+
  public:
   // Chunks of 16384 images (350 MB of pooled conv1/conv2 outputs: the L2 does not hold them, the kernels'
   // own time dominates): fewer kernel tails and U loads. Measured on an H100 at 50000 images: 4.61 ms
   // against 4.75 ms for 8192 and 4.96 ms for 4096.
   CudaWinogradSession(const Network& net, const RunConfig& config)
-      : DeviceSession(kConv1Mma ? "cuda:winograd_conv1_mma" : "cuda:winograd", config, 16384) {
+      : DeviceSession(kEwMma ? "cuda:winograd_mma" : kConv1Mma ? "cuda:winograd_conv1_mma" : "cuda:winograd", config,
+                      16384) {
     check(cudaMemcpyToSymbol(c_bias1, net.conv1.bias.data(), sizeof(c_bias1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_bias2, net.conv2.bias.data(), sizeof(c_bias2)), "conv2 bias");
     check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
@@ -454,13 +626,17 @@ class CudaWinogradSession final : public DeviceSession {
       allow_shared_memory(conv1_mma::conv1_mma_kernel<4>, conv1_mma::kSharedBytes<4>);
       allow_shared_memory(conv1_mma::conv1_mma_kernel<2>, conv1_mma::kSharedBytes<2>);
     }
-    u2_ = to_device(transformed_weights(kConv2, net.conv2.weights));
-    u3_ = to_device(transformed_weights(kConv3, net.conv3.weights));
+    const std::vector<float> u2 = transformed_weights(kConv2, net.conv2.weights);
+    if constexpr (kEwMma) u2_ = to_device(mma_weights(kConv2, u2));
+    else u2_ = to_device(u2);
+    const std::vector<float> u3 = transformed_weights(kConv3, net.conv3.weights);
+    if constexpr (kEwMma) u3_ = to_device(mma_weights(kConv3, u3));
+    else u3_ = to_device(u3);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);
-    allow_shared_memory(winograd_layer_kernel<2, Conv2>, Conv2::kSharedBytes);
-    allow_shared_memory(winograd_layer_kernel<3, Conv3>, Conv3::kSharedBytes);
-    allow_shared_memory(winograd_layer_kernel<3, Conv3Small>, Conv3Small::kSharedBytes);
+    allow_shared_memory(winograd_layer_kernel<2, Conv2L>, Conv2L::kSharedBytes);
+    allow_shared_memory(winograd_layer_kernel<3, Conv3L>, Conv3L::kSharedBytes);
+    allow_shared_memory(winograd_layer_kernel<3, Conv3SmallL>, Conv3SmallL::kSharedBytes);
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
     // The intermediate activations: one set per slot. end_to_end() runs chunks on several streams at once,
     // and a chunk's lanes run at once: each part takes the next slot and first waits until the last part that
@@ -523,7 +699,7 @@ class CudaWinogradSession final : public DeviceSession {
   // conv2's and conv3's kernels start while the previous layer's finishes (launch_after_previous): their blocks
   // load U into registers on the SMs its last rounds leave idle.
   template <int kLayer, class Lay>
-  void launch(const void* input, const float* u, float* output, std::size_t n, cudaStream_t s) const {
+  void launch(const void* input, const void* u, float* output, std::size_t n, cudaStream_t s) const {
     const int blocks = persistent_blocks(n, Lay::kImages, sms_);
     if constexpr (kLayer == 1)
       winograd_layer_kernel<kLayer, Lay><<<blocks, Lay::kThreads, Lay::kSharedBytes, s>>>(input, u, output, wfc_, bfc_,
@@ -546,14 +722,15 @@ class CudaWinogradSession final : public DeviceSession {
     if constexpr (!kConv1Mma) launch<1, Conv1>(images, u1_, slot.act2, n, s);
     else if (small(n)) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, sms_, s);
     else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, sms_, s);
-    launch<2, Conv2>(slot.act2, u2_, slot.act3, n, s);
-    if (small(n)) launch<3, Conv3Small>(slot.act3, u3_, probs, n, s);
-    else launch<3, Conv3>(slot.act3, u3_, probs, n, s);
+    launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, s);
+    if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, s);
+    else launch<3, Conv3L>(slot.act3, u3_, probs, n, s);
     check(cudaEventRecord(slot.done, s), "cudaEventRecord");
   }
 
   const std::uint32_t* fragments1_ = nullptr;  // conv1's split weights in fragment order (kConv1Mma)
-  const float *u1_ = nullptr, *u2_ = nullptr, *u3_ = nullptr, *wfc_ = nullptr, *bfc_ = nullptr;
+  const float *u1_ = nullptr, *wfc_ = nullptr, *bfc_ = nullptr;
+  const void *u2_ = nullptr, *u3_ = nullptr;  // U, or its tensor-core fragments (kEwMma)
   int sms_ = 1;
   std::array<Slot, kSlots> slots_{};
   int next_slot_ = 0;
@@ -561,19 +738,29 @@ class CudaWinogradSession final : public DeviceSession {
   std::array<Lane, kLanes> lanes_{};
 };
 
-const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<false, 2>>,
+const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<false, false, 2>>,
     {"winograd", "Winograd F(4x4,5x5) on the FP32 units: a persistent kernel per layer, V and M staged in shared "
                  "memory, U in registers; 6.25x fewer multiplies than the direct convolution", false,
      {"fp32_fma", wg::kExecutedFlopPerImage}}};
 
 // Executed: conv1's direct FLOP twice (2 passes) on the FP16 tensor cores; conv2, conv3 (Winograd) and the FC
 // layer on the FP32 units.
-const VariantRegistration kWinogradConv1Mma{"cuda", 8, open_session<CudaWinogradSession<true, 2>>,
+const VariantRegistration kWinogradConv1Mma{"cuda", 8, open_session<CudaWinogradSession<true, false, 2>>,
     {"winograd_conv1_mma", "cuda:winograd with conv1 on the tensor cores as fused_fp16x3 computes it (direct, "
                            "mma.sync, 2 FP16 passes: the pixels are exact), conv2/conv3 Winograd on the FP32 units",
      false,
      {"fp32_fma", wg::executed_flop(kConv2) + wg::executed_flop(kConv3) + kFc.flops(),
       {{"fp16_tensor", 2 * kConv1.flops()}}}}};
+
+// Executed: as winograd_conv1_mma, with conv2's and conv3's element-wise stages on the FP16 tensor cores
+// (MmaElementwise: 3 passes over padded channels and filters).
+const VariantRegistration kWinogradMma{"cuda", 9, open_session<CudaWinogradSession<true, true, 2>>,
+    {"winograd_mma", "cuda:winograd_conv1_mma with the Winograd element-wise stages on the tensor cores (3xFP16 "
+                     "mma.sync, V split as it is loaded); transforms and the FC layer on the FP32 units",
+     false,
+     {"fp32_fma", wg::transform_flop(kConv2) + wg::transform_flop(kConv3) + kFc.flops(),
+      {{"fp16_tensor", 2 * kConv1.flops() + MmaElementwise<Conv2Mma>::executed_flop_per_image() +
+                           MmaElementwise<Conv3Mma>::executed_flop_per_image()}}}}};
 
 }  // namespace
 }  // namespace cnn::cuda

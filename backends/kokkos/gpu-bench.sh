@@ -18,7 +18,7 @@ status=0
 if $verdict; then
   step "Kokkos-CUDA beside the fastest CUDA variant, one process ($(date -u +%T))"
   # A carried build is no build tree there (no CMakeCache.txt above it): name the data (suite's build_info).
-  "$suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend kokkos,cuda:winograd_conv1_mma \
+  "$suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend kokkos,cuda:winograd_mma \
     --images 1200,50000 --repeat 20 --output "$out/kokkos-cuda-suite.json" 2>&1 |
     grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|report:|error' || status=1
 else

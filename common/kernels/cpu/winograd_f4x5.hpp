@@ -205,12 +205,15 @@ struct GpuRoundLayout {
 // (bt_apply and at_apply above). Each add or FMA counts as one FMA slot, 2 FLOP, as the FMA
 // peak counts them: the efficiency is the share of the FMA units' slots used.
 inline constexpr int kBtOps = 26, kAtOps = 16;
-constexpr double executed_flop(const ConvSpec& c) {
-  const double tiles = double(c.out_side() / kOut) * (c.out_side() / kOut);
+constexpr double tiles_per_image(const ConvSpec& c) { return double(c.out_side() / kOut) * (c.out_side() / kOut); }
+// The transforms alone: a variant that runs the element-wise stage elsewhere (tensor cores) counts that apart.
+constexpr double transform_flop(const ConvSpec& c) {
   const double input = 2.0 * (kIn + kIn) * kBtOps;
   const double output = 2.0 * (kIn + kOut) * kAtOps;
-  const double elementwise = 2.0 * kElems * c.in_channels * c.filters;
-  return tiles * (elementwise + input * c.in_channels + output * c.filters);
+  return tiles_per_image(c) * (input * c.in_channels + output * c.filters);
+}
+constexpr double executed_flop(const ConvSpec& c) {
+  return tiles_per_image(c) * 2.0 * kElems * c.in_channels * c.filters + transform_flop(c);
 }
 inline constexpr double kExecutedFlopPerImage =
     executed_flop(kConv1) + executed_flop(kConv2) + executed_flop(kConv3) + kFc.flops();
