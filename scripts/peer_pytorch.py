@@ -190,6 +190,20 @@ def git_commit():
         return "unknown", False
 
 
+def code_of(path):
+    """(git_commit, git_dirty) of a suite report's meta: the code a run on a carried copy of the tree measures
+    (git there may describe another commit than the one the suite was built from)."""
+    try:
+        with open(path) as f:
+            meta = json.load(f)["meta"]
+        commit, dirty = meta["git_commit"], meta["git_dirty"]
+        if not isinstance(commit, str) or not isinstance(dirty, bool):
+            raise TypeError
+    except (OSError, ValueError, KeyError, TypeError):
+        fail(f"--code-of {path}: not a suite report with meta.git_commit and meta.git_dirty", 3)
+    return commit, dirty
+
+
 def cpu_model():
     try:
         with open("/proc/cpuinfo") as f:
@@ -215,6 +229,9 @@ def main():
     ap.add_argument("--data", nargs="+", default=[os.path.join(DATA, "cifar10")])
     ap.add_argument("--weights", default=os.path.join(DATA, "convnetjs-cifar10"))
     ap.add_argument("--output", required=True)
+    ap.add_argument("--code-of", metavar="REPORT",
+                    help="record the git commit and dirty flag of this suite report (the same session's build) "
+                         "instead of asking git here")
     a = ap.parse_args()
     try:
         counts = [int(s) for s in a.images.split(",")]
@@ -223,6 +240,7 @@ def main():
         fail(f"--images '{a.images}': expected positive integers", 2)
     if a.device == "cuda" and not torch.cuda.is_available():
         fail("--device cuda: no CUDA device", 4)
+    commit, dirty = code_of(a.code_of) if a.code_of else git_commit()
 
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cuda.matmul.allow_tf32 = False
@@ -352,7 +370,6 @@ def main():
               f"{100 * r['accuracy']:.2f} %, validation {'passed' if r['validation']['passed'] else 'FAILED'}",
               file=sys.stderr)
 
-    commit, dirty = git_commit()
     meta = {"suite_version": "peer_pytorch", "git_commit": commit, "git_dirty": dirty,
             "compiler": {"id": "PyTorch", "version": torch.__version__, "flags": ""},
             "build_type": "Release", "host": socket.gethostname(), "cpu_model": cpu_model(),

@@ -40,8 +40,10 @@ if [ "$kind" = gpu ]; then
   # What a backend runs beside the others (its manifest's "verdict_bench", scripts/backend-hooks.sh).
   scripts/backend-hooks.sh verdict_bench "$build" "$out" || status=1
   step "the PyTorch peer on the GPU"
+  # The peer measures the code of this session's build: git on a carried copy of the tree may describe another.
+  code_of=(); [ -f "$out/gpu-suite.json" ] && code_of=(--code-of "$out/gpu-suite.json")
   PYTHONUNBUFFERED=1 timeout 300 $py scripts/peer_pytorch.py --device cuda --images 1200,50000 --repeat 20 \
-    --output "$out/pytorch-cuda.json" 2>&1 | tail -n 4 || status=1
+    "${code_of[@]}" --output "$out/pytorch-cuda.json" 2>&1 | tail -n 4 || status=1
 else
   suite=$build/bin/suite
   cores=$(nproc)
@@ -66,8 +68,9 @@ else
       --output "$out/threads-$t.json" 2>&1 | grep -E '^[a-z]+:[a-z0-9_]+ +[0-9]|error' || status=1
   done
   step "the PyTorch peer on the CPU, every core"
+  code_of=(); [ -f "$out/cpu-suite-1200.json" ] && code_of=(--code-of "$out/cpu-suite-1200.json")
   PYTHONUNBUFFERED=1 timeout 420 $py scripts/peer_pytorch.py --device cpu --threads "$cores" --images 1200,50000 \
-    --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1
+    "${code_of[@]}" --output "$out/pytorch-cpu.json" 2>&1 | tail -n 4 || status=1
   # The peak once more: a VM's neighbours can take cores for a minute, and a low peak makes efficiencies
   # above 100 % (results/cpu/xeon-16core/peak-method/). The higher of the two stays.
   step "FMA peak again (all threads, 5 repetitions): the higher of the two is the platform's"

@@ -59,3 +59,30 @@ def test_images_cycle_through_the_reference(peer):
     probs = np.concatenate([ref, ref, ref]).astype(np.float32)
     v = peer.validate(probs, ref, 2)
     assert v["passed"] and v["compared"] == 6
+
+
+def test_code_of_reads_the_suite_reports_commit(peer, tmp_path):
+    # On the GPU machine the tree is a carried copy whose git named an older commit, dirty: the peer now
+    # records the commit of the suite report of the same session instead.
+    report = tmp_path / "gpu-suite.json"
+    report.write_text('{"schema_version": 1, "meta": {"git_commit": "9ed3623c9f", "git_dirty": false}, "runs": []}')
+    assert peer.code_of(str(report)) == ("9ed3623c9f", False)
+
+
+@pytest.mark.parametrize("text", ["", "[1]", '{"meta": {"git_commit": "abc"}}',
+                                  '{"meta": {"git_commit": 7, "git_dirty": false}}',
+                                  '{"meta": {"git_commit": "abc", "git_dirty": "no"}}'])
+def test_code_of_a_file_that_is_no_suite_report_exits_3(peer, tmp_path, capsys, text):
+    report = tmp_path / "r.json"
+    report.write_text(text)
+    with pytest.raises(SystemExit) as e:
+        peer.code_of(str(report))
+    assert e.value.code == 3
+    assert "--code-of" in capsys.readouterr().err
+
+
+def test_code_of_a_missing_file_exits_3(peer, tmp_path):
+    with pytest.raises(SystemExit) as e:
+        peer.code_of(str(tmp_path / "none.json"))
+    assert e.value.code == 3
+
