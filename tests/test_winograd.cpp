@@ -78,5 +78,25 @@ TEST(Winograd, PairedTransformsApplyTheTables) {
   }
 }
 
+// The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor
+// cores counts transform_flop() on the FP32 units, so executed_flop() must be exactly the transforms plus
+// 2 x 64 x channels x filters per tile; and that stage is two thirds of conv2's and conv3's arithmetic (the
+// reason cuda:winograd_mma moves it).
+TEST(Winograd, ExecutedFlopIsTransformsPlusElementwise) {
+  for (const ConvSpec* c : {&kConv1, &kConv2, &kConv3}) {
+    const double tiles = double(c->out_side() / kOut) * (c->out_side() / kOut);
+    const double elementwise = tiles * 2.0 * kElems * c->in_channels * c->filters;
+    EXPECT_DOUBLE_EQ(tiles_per_image(*c), tiles);
+    EXPECT_DOUBLE_EQ(executed_flop(*c) - transform_flop(*c), elementwise) << c->in_channels << " channels";
+    EXPECT_GT(transform_flop(*c), 0.0);
+  }
+  EXPECT_DOUBLE_EQ(tiles_per_image(kConv2), 16.0);
+  for (const ConvSpec* c : {&kConv2, &kConv3}) {
+    const double share = 1.0 - transform_flop(*c) / executed_flop(*c);
+    EXPECT_GT(share, 0.6);
+    EXPECT_LT(share, 0.7);
+  }
+}
+
 }  // namespace
 }  // namespace cnn::test

@@ -98,13 +98,13 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
   static_assert(L.kernel == kKernel && L.pad == 2, "5x5, pad 2: the output side is the input side");
 };
 
-// Threads, images per round, filters per element-wise thread, tiles per chunk, pooled output kept in shared
-// memory, how the input arrives. conv2: 10 filters per element-wise thread (160 of U's floats in registers,
-// 255 registers at 8 warps), so that each V value loaded from shared memory feeds 10 FMAs rather than 4: with 4
-// the stage was bound by shared-memory loads as much as by the FMAs (H200, ncu: conv2 158 -> 142 us per 4096
-// images; 320 threads with 4 filters made the output stage's 16 x 20 (tile, filter) pairs one pass). conv3
-// keeps 320 threads and 4 filters: 10 filters spill there (its U is 20 channels; its kernel 76 -> 89-95 us); it
-// has no registers to spare for a prefetch (168 per thread at 10 warps).
+// Threads, images per round, where the element-wise stage runs (on the FP32 units: filters per element-wise
+// thread), tiles per chunk, pooled output kept in shared memory, how the input arrives. conv2: 10 filters per
+// element-wise thread (160 of U's floats in registers, 255 registers at 8 warps), so that each V value loaded from
+// shared memory feeds 10 FMAs rather than 4: with 4 the stage was bound by shared-memory loads as much as by the
+// FMAs (H200, ncu: conv2 158 -> 142 us per 4096 images; 320 threads with 4 filters made the output stage's 16 x 20
+// (tile, filter) pairs one pass). conv3 keeps 320 threads and 4 filters: 10 filters spill there (its U is 20
+// channels; its kernel 76 -> 89-95 us); it has no registers to spare for a prefetch (168 per thread at 10 warps).
 using Conv1 = Layer<kConv1, 512, 1, OnFp32Units<16>, 32, false, kRegisters>;
 using Conv2 = Layer<kConv2, 256, 1, OnFp32Units<10>, 16, false, kRegisters, /*kOverlap=*/true>;
 using Conv3 = Layer<kConv3, 320, 4, OnFp32Units<4>, 16, true, kAsync>;
