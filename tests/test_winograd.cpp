@@ -81,7 +81,7 @@ TEST(Winograd, PairedTransformsApplyTheTables) {
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor
 // cores counts transform_flop() on the FP32 units, so executed_flop() must be exactly the transforms plus
 // 2 x 64 x channels x filters per tile; and that stage is two thirds of conv2's and conv3's arithmetic (the
-// reason cuda:winograd_mma moves it).
+// reason a tensor-core variant moves it).
 TEST(Winograd, ExecutedFlopIsTransformsPlusElementwise) {
   for (const ConvSpec* c : {&kConv1, &kConv2, &kConv3}) {
     const double tiles = double(c->out_side() / kOut) * (c->out_side() / kOut);
