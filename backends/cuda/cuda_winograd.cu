@@ -167,7 +167,7 @@ struct FmaElementwise {
 // The element-wise stage on the tensor cores in 3xFP16 (cuda_fp16x3.cuh): per Winograd position p,
 // M[p] (tiles x filters) = V[p] (tiles x channels) U[p] (channels x filters) in m16n8k16 tiles (a last K step
 // of 8 where the channels leave one: conv3's 20), filters padded to n-tiles of 8 with zeros. A warp owns
-// kPositions consecutive positions and their U fragments in registers for the kernel (mma_weights); V is
+// kPositions consecutive positions and their U fragments in registers for the kernel (weights()); V is
 // split into FP16 hi and lo as it is loaded. On the FP32 units this stage was two thirds of the layer's
 // arithmetic.
 // U is split scaled by kUScale, M scaled back: U's lo parts (2^-11 of U, |U| <= 0.67) would otherwise fall
@@ -205,6 +205,21 @@ struct MmaElementwise {
           if (k < kSteps) b[q][k][n] = w;
           else b8[q][n] = {w.x, w.z};
         }
+  }
+  // U as the B fragments the constructor loads, scaled by kUScale: per (position, K step, n-tile, lane) the 4
+  // words of Fp16x3::append_fragment (a tail step's b1 words are zero). u: U[position][channel][filter]
+  // (transformed_weights).
+  static std::vector<std::uint32_t> weights(const std::vector<float>& u) {
+    std::vector<std::uint32_t> out;
+    for (int p = 0; p < kE; ++p)
+      for (int k = 0; k < kSteps + kTail; ++k)
+        for (int n = 0; n < kNTiles; ++n)
+          for (int lane = 0; lane < 32; ++lane)
+            Fp16x3::append_fragment(out, lane, [&](int kappa) {
+              const int c = 16 * k + kappa, f = 8 * n + lane / 4;
+              return c < C && f < F ? u[(std::size_t(p) * C + c) * F + f] * kUScale : 0.0f;
+            });
+    return out;
   }
   // Channels c, c + 1 of one V row as FP16 hi and lo pairs (zero past the channels).
   __device__ __forceinline__ static void split_pair(const float* row, int c, std::uint32_t& hi, std::uint32_t& lo) {
@@ -273,23 +288,6 @@ struct MmaElementwise {
     }
   }
 };
-
-// U of one layer as MmaElementwise's B fragments, scaled by kUScale: per (position, K step, n-tile, lane) the 4
-// words of Fp16x3::append_fragment (a tail step's b1 words are zero). u: U[position][channel][filter]
-// (transformed_weights).
-std::vector<std::uint32_t> mma_weights(const ConvSpec& spec, const std::vector<float>& u) {
-  const int C = spec.in_channels, F = spec.filters, steps = (C + 15) / 16, ntiles = (F + 7) / 8;
-  std::vector<std::uint32_t> out;
-  for (int p = 0; p < kE; ++p)
-    for (int k = 0; k < steps; ++k)
-      for (int n = 0; n < ntiles; ++n)
-        for (int lane = 0; lane < 32; ++lane)
-          Fp16x3::append_fragment(out, lane, [&](int kappa) {
-            const int c = 16 * k + kappa, f = 8 * n + lane / 4;
-            return c < C && f < F ? u[(std::size_t(p) * C + c) * F + f] * kUScale : 0.0f;
-          });
-  return out;
-}
 
 __constant__ float c_bias1[kConv1.filters];
 __constant__ float c_bias2[kConv2.filters];
@@ -627,10 +625,11 @@ class CudaWinogradSession final : public DeviceSession {
       allow_shared_memory(conv1_mma::conv1_mma_kernel<2>, conv1_mma::kSharedBytes<2>);
     }
     const std::vector<float> u2 = transformed_weights(kConv2, net.conv2.weights);
-    if constexpr (kEwMma) u2_ = to_device(mma_weights(kConv2, u2));
+    if constexpr (kEwMma) u2_ = to_device(Conv2L::Elementwise::weights(u2));
     else u2_ = to_device(u2);
     const std::vector<float> u3 = transformed_weights(kConv3, net.conv3.weights);
-    if constexpr (kEwMma) u3_ = to_device(mma_weights(kConv3, u3));
+    // One fragment layout for both conv3 kernels: it depends on the channels and filters only.
+    if constexpr (kEwMma) u3_ = to_device(Conv3L::Elementwise::weights(u3));
     else u3_ = to_device(u3);
     wfc_ = to_device(net.fc.weights);
     bfc_ = to_device(net.fc.bias);

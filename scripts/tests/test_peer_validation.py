@@ -85,4 +85,3 @@ def test_code_of_a_missing_file_exits_3(peer, tmp_path):
     with pytest.raises(SystemExit) as e:
         peer.code_of(str(tmp_path / "none.json"))
     assert e.value.code == 3
-
