@@ -2,6 +2,8 @@
 // of common/kernels/cpu/winograd_f4x5.hpp: 64 multiplies per 4x4 output tile and channel pair instead of
 // 400), one persistent kernel per layer (one block per SM), FC + softmax in conv3's kernel.
 // cuda:winograd_conv1_mma: the same with conv1 as a direct implicit GEMM on the tensor cores (conv1_mma below).
+// cuda:winograd_mma: conv1 as that GEMM over pixels instead of planes (cuda_conv1_pixels.cuh), and conv2's and
+// conv3's element-wise stages on the tensor cores (MmaElementwise).
 // Why one kernel per layer and not the whole network in one (cuda:fused_persistent): the transformed
 // weights U = G g GT take 64 floats per (channel, filter) pair, 192 KB for the three layers, and a tile's
 // transformed input V = BT d B is 4x the input it covers (conv2: 4 KB per tile). Per layer, U fits in the
@@ -22,6 +24,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "backends/cuda/cuda_conv1_pixels.cuh"
 #include "backends/cuda/cuda_fp16x3.cuh"
 #include "backends/cuda/cuda_fused_mma.cuh"
 #include "backends/cuda/cuda_fused_parts.cuh"
@@ -593,12 +596,13 @@ std::vector<float> transformed_weights(const ConvSpec& spec, const std::vector<f
   return u;
 }
 
-// kConv1Mma: conv1 as a direct implicit GEMM on the tensor cores (conv1_mma above, cuda:winograd_conv1_mma);
-// else conv1 too is Winograd on the FP32 units (cuda:winograd). kEwMma: conv2's element-wise stage on the
-// tensor cores (MmaElementwise, cuda:winograd_mma).
+// Where conv1 runs: Winograd on the FP32 units (cuda:winograd), a direct implicit GEMM on the tensor cores over
+// planes (conv1_mma above, cuda:winograd_conv1_mma) or over pixels (conv1_pixels, cuda:winograd_mma).
+enum class Conv1On { kFp32Winograd, kTensorPlanes, kTensorPixels };
+// kEwMma: conv2's and conv3's element-wise stages on the tensor cores (MmaElementwise, cuda:winograd_mma).
 // kLanes: a chunk is split over this many side streams, so that one half's kernels fill the SMs that the other
 // half's kernel tails leave idle (each kernel holds whole SMs: one block per SM and most of its shared memory).
-template <bool kConv1Mma, bool kEwMma, int kLanes>
+template <Conv1On kConv1Path, bool kEwMma, int kLanes>
 class CudaWinogradSession final : public DeviceSession {
   using Conv2L = std::conditional_t<kEwMma, Conv2Mma, Conv2>;
   using Conv3L = std::conditional_t<kEwMma, Conv3Mma, Conv3>;
@@ -609,20 +613,26 @@ class CudaWinogradSession final : public DeviceSession {
   // own time dominates): fewer kernel tails and U loads. Measured on an H100 at 50000 images: 4.61 ms
   // against 4.75 ms for 8192 and 4.96 ms for 4096.
   CudaWinogradSession(const Network& net, const RunConfig& config)
-      : DeviceSession(kEwMma ? "cuda:winograd_mma" : kConv1Mma ? "cuda:winograd_conv1_mma" : "cuda:winograd", config,
+      : DeviceSession(kEwMma ? "cuda:winograd_mma"
+                             : kConv1Path == Conv1On::kTensorPlanes ? "cuda:winograd_conv1_mma"
+                                                                 : "cuda:winograd", config,
                       16384) {
     check(cudaMemcpyToSymbol(c_bias1, net.conv1.bias.data(), sizeof(c_bias1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_bias2, net.conv2.bias.data(), sizeof(c_bias2)), "conv2 bias");
     check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
-    if constexpr (!kConv1Mma) {
+    if constexpr (kConv1Path == Conv1On::kFp32Winograd) {
       u1_ = to_device(transformed_weights(kConv1, net.conv1.weights));
       allow_shared_memory(winograd_layer_kernel<1, Conv1>, Conv1::kSharedBytes);
-    } else {
+    } else if constexpr (kConv1Path == Conv1On::kTensorPlanes) {
       std::vector<std::uint32_t> fragments;
       fused_mma::append_fragments<conv1_mma::A, conv1_mma::G>(fragments, net.conv1.weights);
       fragments1_ = to_device(fragments);
       allow_shared_memory(conv1_mma::conv1_mma_kernel<4>, conv1_mma::kSharedBytes<4>);
       allow_shared_memory(conv1_mma::conv1_mma_kernel<2>, conv1_mma::kSharedBytes<2>);
+    } else {
+      fragments1_ = to_device(conv1_pixels::fragments(net.conv1.weights));
+      std::copy(net.conv1.bias.begin(), net.conv1.bias.end(), bias1_.f);
+      allow_shared_memory(conv1_pixels::conv1_pixels_kernel, conv1_pixels::kSharedBytes);
     }
     const std::vector<float> u2 = transformed_weights(kConv2, net.conv2.weights);
     if constexpr (kEwMma) u2_ = to_device(Conv2L::Elementwise::weights(u2));
@@ -718,16 +728,22 @@ class CudaWinogradSession final : public DeviceSession {
     Slot& slot = slots_[next_slot_];
     next_slot_ = (next_slot_ + 1) % kSlots;
     check(cudaStreamWaitEvent(s, slot.done, 0), "cudaStreamWaitEvent");
-    if constexpr (!kConv1Mma) launch<1, Conv1>(images, u1_, slot.act2, n, s);
-    else if (small(n)) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, sms_, s);
-    else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, sms_, s);
+    if constexpr (kConv1Path == Conv1On::kFp32Winograd) {
+      launch<1, Conv1>(images, u1_, slot.act2, n, s);
+    } else if constexpr (kConv1Path == Conv1On::kTensorPlanes) {
+      if (small(n)) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, sms_, s);
+      else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, sms_, s);
+    } else {
+      conv1_pixels::launch(images, fragments1_, bias1_, slot.act2, n, sms_, s);
+    }
     launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, s);
     if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, s);
     else launch<3, Conv3L>(slot.act3, u3_, probs, n, s);
     check(cudaEventRecord(slot.done, s), "cudaEventRecord");
   }
 
-  const std::uint32_t* fragments1_ = nullptr;  // conv1's split weights in fragment order (kConv1Mma)
+  const std::uint32_t* fragments1_ = nullptr;  // conv1's split weights in fragment order (on tensor cores)
+  conv1_pixels::Bias bias1_{};                   // conv1's bias as a kernel parameter (kTensorPixels)
   const float *u1_ = nullptr, *wfc_ = nullptr, *bfc_ = nullptr;
   const void *u2_ = nullptr, *u3_ = nullptr;  // U, or its tensor-core fragments (kEwMma)
   int sms_ = 1;
@@ -737,14 +753,14 @@ class CudaWinogradSession final : public DeviceSession {
   std::array<Lane, kLanes> lanes_{};
 };
 
-const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<false, false, 2>>,
+const VariantRegistration kWinograd{"cuda", 7, open_session<CudaWinogradSession<Conv1On::kFp32Winograd, false, 2>>,
     {"winograd", "Winograd F(4x4,5x5) on the FP32 units: a persistent kernel per layer, V and M staged in shared "
                  "memory, U in registers; 6.25x fewer multiplies than the direct convolution", false,
      {"fp32_fma", wg::kExecutedFlopPerImage}}};
 
 // Executed: conv1's direct FLOP twice (2 passes) on the FP16 tensor cores; conv2, conv3 (Winograd) and the FC
 // layer on the FP32 units.
-const VariantRegistration kWinogradConv1Mma{"cuda", 8, open_session<CudaWinogradSession<true, false, 2>>,
+const VariantRegistration kWinogradConv1Mma{"cuda", 8, open_session<CudaWinogradSession<Conv1On::kTensorPlanes, false, 2>>,
     {"winograd_conv1_mma", "cuda:winograd with conv1 on the tensor cores as fused_fp16x3 computes it (direct, "
                            "mma.sync, 2 FP16 passes: the pixels are exact), conv2/conv3 Winograd on the FP32 units",
      false,
@@ -753,9 +769,10 @@ const VariantRegistration kWinogradConv1Mma{"cuda", 8, open_session<CudaWinograd
 
 // Executed: as winograd_conv1_mma, with conv2's and conv3's element-wise stages on the FP16 tensor cores
 // (MmaElementwise: 3 passes over padded channels and filters).
-const VariantRegistration kWinogradMma{"cuda", 9, open_session<CudaWinogradSession<true, true, 2>>,
+const VariantRegistration kWinogradMma{"cuda", 9, open_session<CudaWinogradSession<Conv1On::kTensorPixels, true, 2>>,
     {"winograd_mma", "cuda:winograd_conv1_mma with the Winograd element-wise stages on the tensor cores (3xFP16 "
-                     "mma.sync, V split as it is loaded); transforms and the FC layer on the FP32 units",
+                     "mma.sync, V split as it is loaded) and conv1's GEMM over packed pixels; transforms and the "
+                     "FC layer on the FP32 units",
      false,
      {"fp32_fma", wg::transform_flop(kConv2) + wg::transform_flop(kConv3) + kFc.flops(),
       {{"fp16_tensor", 2 * kConv1.flops() + MmaElementwise<Conv2Mma>::executed_flop_per_image() +
