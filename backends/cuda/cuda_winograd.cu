@@ -130,6 +130,7 @@ struct FmaElementwise {
   static_assert(F % kFg == 0 && Lay::kThreads % (kE * kGroups) == 0 && Lay::kChunk % kSubsets == 0,
                 "even work split");
   static_assert(kFg % 2 == 0, "U loaded as float2");
+  static constexpr float kMScale = 1.0f;  // M as it is: the output stage scales nothing back
   int p, g, s;
   float uw[C][kFg];
 
@@ -173,14 +174,17 @@ struct FmaElementwise {
 // kPositions consecutive positions and their U fragments in registers for the kernel (weights()); V is
 // split into FP16 hi and lo as it is loaded. On the FP32 units this stage was two thirds of the layer's
 // arithmetic.
-// U is split scaled by kUScale, M scaled back: U's lo parts (2^-11 of U, |U| <= 0.67) would otherwise fall
-// below FP16's normal range (6.1e-5) and keep only an absolute 2^-24 (numpy emulation of conv2 and conv3,
-// 300 unseen images: max |p - p_fp64| 3.8e-5 unscaled, 4.6e-6 with 2^10; FP32 2.0e-6).
+// U is split scaled by kUScale, and M stays scaled by it (kMScale): U's lo parts (2^-11 of U, |U| <= 0.67)
+// would otherwise fall below FP16's normal range (6.1e-5) and keep only an absolute 2^-24 (numpy emulation
+// of conv2 and conv3, 300 unseen images: max |p - p_fp64| 3.8e-5 unscaled, 4.6e-6 with 2^10; FP32 2.0e-6).
+// The output stage scales its 4 pooled values back (exact, a power of two, and the transform is linear), not
+// the element-wise stage its 64 M values per (tile, filter).
 constexpr float kUScale = 1024.0f;
 template <class Lay>
 struct MmaElementwise {
   static constexpr int C = Lay::C, F = Lay::F, kWarps = Lay::kThreads / 32;
   static constexpr int kSteps = C / 16, kTail = C % 16 != 0;  // K steps of 16, and of 8 after them
+  static constexpr float kMScale = kUScale;
   static constexpr int kNTiles = (F + 7) / 8, kPositions = kE / kWarps;
   static_assert(kE % kWarps == 0 && kPositions % 4 == 0, "whole float4s of positions per warp");
   // A chunk of 8 tiles (few images a round) fills rows g + 8 with rows g again, and stores them once.
@@ -282,10 +286,9 @@ struct MmaElementwise {
 #pragma unroll
             for (int j = 0; j < 2; ++j) {
               const int f = 8 * n + 2 * t + j, i = 2 * h + j;
-              constexpr float kBack = 1.0f / kUScale;
               if (f < F)
                 *reinterpret_cast<float4*>(mbuf + f * Lay::kFs + (lt + 8 * h) * Lay::kMs + p0 + q0) =
-                    float4{acc[0][n][i] * kBack, acc[1][n][i] * kBack, acc[2][n][i] * kBack, acc[3][n][i] * kBack};
+                    float4{acc[0][n][i], acc[1][n][i], acc[2][n][i], acc[3][n][i]};
             }
       }
     }
@@ -427,9 +430,14 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
     const float bias = bias_of<kLayer>(f);
+    // M's scale back, after the pooling (the max commutes with a positive scale).
+    const auto back = [](float v) {
+      if constexpr (Lay::Elementwise::kMScale != 1.0f) return v * (1.0f / Lay::Elementwise::kMScale);
+      else return v;
+    };
 #pragma unroll
     for (int a = 0; a < 2; ++a) {
-      const float2 val = {fmaxf(pooled[a][0] + bias, 0.0f), fmaxf(pooled[a][1] + bias, 0.0f)};
+      const float2 val = {fmaxf(back(pooled[a][0]) + bias, 0.0f), fmaxf(back(pooled[a][1]) + bias, 0.0f)};
       const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;
       if constexpr (kLayer == 3)
         *reinterpret_cast<float2*>(pooled_buf + b * F * kPooledSide * kPooledSide + at) = val;
