@@ -3,10 +3,9 @@
 // each pixel - 127.5 (exact in FP16), so one window row (5 taps x 3 channels = 15 values) is contiguous and a
 // K step of 16 is one window row plus a value of weight 0: K = 5 steps of 16 for 75 taps x channels, and
 // a lane's four K positions of an m16n8k16 row (2t, 2t + 1 and 2t + 8, 2t + 9) are 4 consecutive values,
-// one 64-bit load, instead of eight 32-bit gathers of split words and four byte permutes. Measured on an
-// H200 (one 8192-image part): conv1_mma's planes 96-98 us with its shared-memory instructions near their
-// limit; pixels padded to 4 channels (K = 104, a 64-bit load per tap) 100 us with the tensor pipe the busier
-// unit; this layout keeps conv1_mma's K of 80.
+// one 64-bit load, instead of eight 32-bit gathers of split words and four byte permutes (which kept
+// conv1_mma's load pipe busier than its tensor pipe). Pixels padded to 4 channels would need no copies but
+// take K to 104 and the tensor pipe with it (backends/cuda/README.md has both measured); this keeps K at 80.
 // A 64-bit load must be 8-byte aligned, and a pixel is 6 bytes: the block keeps 4 copies of each image, copy c
 // shifted so that windows at columns x = c modulo 4 start aligned. m-tile c's rows g are conv pixels
 // (2 py, 4 g + c) and rows g + 8 the row below, so m-tile c reads copy c only. A half warp's 16 loads

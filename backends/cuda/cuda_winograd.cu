@@ -20,6 +20,7 @@
 // idle (programmatic dependent launch), where they load U before waiting for their input.
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <array>
 #include <type_traits>
 #include <vector>
