@@ -138,20 +138,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
           mma_f16(acc[m][1], a, b1.x, b1.y);
         }
       }
-      // Window (py, 2 g + h) is m-tiles 2h and 2h + 1, rows g and g + 8; accumulator e of n-tile n is filter
-      // 8 n + 2 q + e. The max before the 1/255 scale, the bias and ReLU (all monotonic).
+      // The max before the 1/255 scale, the bias and ReLU (all monotonic).
       float* out = output + (std::size_t(first) + b) * kPooled + py * kPooledSide + 2 * g;
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-#pragma unroll
-        for (int n = 0; n < kNTiles; ++n)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int f = 8 * n + 2 * q + e;
-            const float v = fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
-                                  fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e]));
-            out[f * kPooledSide * kPooledSide + h] = fmaxf(v * (1.0f / 255.0f) + bias.f[f], 0.0f);
-          }
+      conv1_pool_windows(acc, q, [&](int f, int h, float v) {
+        out[f * kPooledSide * kPooledSide + h] = fmaxf(v * (1.0f / 255.0f) + bias.f[f], 0.0f);
+      });
     }
   }
 }
