@@ -76,10 +76,13 @@ struct OnTensorCores {
 // why their paddings), then conv3's pooled outputs. kImages: images per round; Ew: where the element-wise stage
 // runs; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's input transform
 // shares a pass with this round's output stage (winograd_layer_kernel says when that is possible).
+// With the element-wise stage on the tensor cores the input transform loads its window rows as 16-byte words
+// (GpuRoundLayout's kRowQuadLoads): on the FP32 units, whose U takes most registers, the 64 values loaded at
+// once spill (conv2: 48 bytes).
 template <const ConvSpec& L, int kBlockThreads, int kImagesPerRound, class Ew, int kTilesPerChunk,
           bool kPooledHere, InputMode kInputMode, bool kOverlap = false>
-struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound> {
-  using Round = wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound>;
+struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound, Ew::kTensorCores> {
+  using Round = wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kImagesPerRound, Ew::kTensorCores>;
   using Round::C, Round::IS, Round::kImages, Round::kTiles, Round::kMs, Round::kOffM;
   static constexpr InputMode kInput = kInputMode;
   static constexpr bool kOverlapped = kOverlap;
@@ -411,7 +414,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const int c = i % C, tile = i / C;
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
-    wg::tile_input_transform<P, kPs>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx,
+    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx,
                                      vbuf + tile * Lay::kVTile + c);
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so

@@ -112,15 +112,39 @@ CNN_FP32_INLINE void at_apply(const T (&x)[kIn], T (&y)[kOut]) {
 #define CNN_WINOGRAD_UNROLL
 #endif
 
-// BT (OUT = kIn rows) or AT (OUT = kOut) applied to the 8 columns of the 8x8 block at src (row stride S):
-// x[k][j] = (BT src)[k][j] or (AT src)[k][j].
-template <int OUT, int S>
-CNN_FP32_INLINE void transform_columns(const float* src, float (&x)[OUT][kIn]) {
+// Four floats loaded as one 16-byte word (a GPU's 128-bit load) from a 16-byte aligned address.
+struct alignas(16) FloatQuad {
+  float v[4];
+};
+
+// The 8x8 block at src (row stride S) into registers, row-major: w[8 i + j] = src[i S + j]; with kRowQuads each
+// row as two FloatQuads (src and S must keep every row 16-byte aligned), else value by value.
+template <int S, bool kRowQuads>
+CNN_FP32_INLINE void load_block(const float* src, float (&w)[kElems]) {
+  static_assert(!kRowQuads || S % 4 == 0, "rows 16-byte aligned");
+  CNN_WINOGRAD_UNROLL
+  for (int i = 0; i < kIn; ++i) {
+    if constexpr (kRowQuads) {
+      const FloatQuad a = reinterpret_cast<const FloatQuad*>(src + i * S)[0];
+      const FloatQuad b = reinterpret_cast<const FloatQuad*>(src + i * S)[1];
+      CNN_WINOGRAD_UNROLL
+      for (int j = 0; j < 4; ++j) w[i * kIn + j] = a.v[j], w[i * kIn + j + 4] = b.v[j];
+    } else {
+      CNN_WINOGRAD_UNROLL
+      for (int j = 0; j < kIn; ++j) w[i * kIn + j] = src[i * S + j];
+    }
+  }
+}
+
+// BT (OUT = kIn rows) or AT (OUT = kOut) applied to the 8 columns of the 8x8 block w (row-major):
+// x[k][j] = (BT w)[k][j] or (AT w)[k][j].
+template <int OUT>
+CNN_FP32_INLINE void transform_columns(const float* w, float (&x)[OUT][kIn]) {
   CNN_WINOGRAD_UNROLL
   for (int j = 0; j < kIn; ++j) {
     float col[kIn], r[OUT];
     CNN_WINOGRAD_UNROLL
-    for (int i = 0; i < kIn; ++i) col[i] = src[i * S + j];
+    for (int i = 0; i < kIn; ++i) col[i] = w[i * kIn + j];
     if constexpr (OUT == kIn) bt_apply(col, r);
     else at_apply(col, r);
     CNN_WINOGRAD_UNROLL
@@ -130,11 +154,12 @@ CNN_FP32_INLINE void transform_columns(const float* src, float (&x)[OUT][kIn]) {
 
 // V = BT d B of one channel's 8x8 window at src (row stride S), stored row-major DS floats apart:
 // dst[(8 k + l) DS] = V[k][l]. The per-thread transform of the GPU kernels; the CPU kernels transform many tiles
-// at once with bt_apply on vectors.
-template <int S, int DS>
+// at once with bt_apply on vectors. kRowQuads: load_block's.
+template <int S, int DS, bool kRowQuads = false>
 CNN_FP32_INLINE void tile_input_transform(const float* src, float* dst) {
-  float x[kIn][kIn];
-  transform_columns<kIn, S>(src, x);
+  float w[kElems], x[kIn][kIn];
+  load_block<S, kRowQuads>(src, w);
+  transform_columns<kIn>(w, x);
   CNN_WINOGRAD_UNROLL
   for (int k = 0; k < kIn; ++k) {
     float r[kIn];
@@ -148,7 +173,7 @@ CNN_FP32_INLINE void tile_input_transform(const float* src, float* dst) {
 // are the caller's). The GPU kernels' per-thread output stage, as tile_input_transform.
 CNN_FP32_INLINE void tile_output_pool(const float (&m)[kElems], float (&pooled)[2][2]) {
   float z[kOut][kIn];
-  transform_columns<kOut, kIn>(m, z);
+  transform_columns<kOut>(m, z);
   float y[kOut][kOut];
   CNN_WINOGRAD_UNROLL
   for (int a = 0; a < kOut; ++a) at_apply(z[a], y[a]);
@@ -164,13 +189,17 @@ CNN_FP32_INLINE void tile_output_pool(const float (&m)[kElems], float (&pooled)[
 // M[filter][tile][position] of one chunk of tiles (its size, chunk x filters x kMs, and what follows it are
 // the kernel's). The paddings spread a warp's accesses over different banks. kSide: the input side, which
 // the output keeps (5x5, pad 2); kPaddedSide: with the zero border.
-template <int kChannels, int kSide, int kPaddedSide, int kImagesPerRound>
+template <int kChannels, int kSide, int kPaddedSide, int kImagesPerRound, bool kRowQuadLoads = false>
 struct GpuRoundLayout {
   static constexpr int C = kChannels, IS = kSide, P = kPaddedSide, kImages = kImagesPerRound;
   static constexpr int TS = IS / kOut, T = TS * TS, kTiles = kImages * T;  // tiles: side, per image, per round
-  // Input planes P x P, kPlane apart: 1 modulo 32, so that the input transform's lanes, consecutive channels
-  // of one or two tiles, read different banks.
-  static constexpr int kPlane = P * P + (33 - P * P % 32) % 32, kPlanesFloats = kImages * C * kPlane;
+  // Input planes P x P, kPlane apart, so that the input transform's lanes, consecutive channels of one or two
+  // tiles, read different banks: 1 modulo 32 where they load a window value by value; 4 modulo 32 where they
+  // load its rows as 16-byte words (kRowQuads of tile_input_transform: the 8 lanes of a quarter-warp then
+  // read 8 different 4-bank groups).
+  static constexpr bool kRowQuads = kRowQuadLoads;
+  static constexpr int kPlaneMod = kRowQuads ? 4 : 1;
+  static constexpr int kPlane = P * P + (32 + kPlaneMod - P * P % 32) % 32, kPlanesFloats = kImages * C * kPlane;
   // Tile order within an image: conv2/conv3's lanes hold 16 or 20 channels of two tiles, which then lie one
   // tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
   static constexpr bool kColumnMajor = C >= 16;
@@ -194,8 +223,9 @@ struct GpuRoundLayout {
     tx = kColumnMajor ? k / TS : k % TS;
   }
   static_assert(IS % kOut == 0, "whole tiles");
-  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == 1 && kVTile % 4 == 0 && kOffM % 4 == 0,
+  static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == kPlaneMod && kVTile % 4 == 0 && kOffM % 4 == 0,
                 "bank spreads, float4 rows");
+  static_assert(!kRowQuads || P % 4 == 0, "window rows 16-byte aligned");
 };
 
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
