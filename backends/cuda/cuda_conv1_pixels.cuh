@@ -1,15 +1,17 @@
 // conv1 + bias + ReLU + 2x2 pool as a direct implicit GEMM on the tensor cores over packed pixels, not planes
 // (conv1_mma's layout in cuda_winograd.cu): a padded image row is its pixels' 3 channels one after the other,
 // each pixel - 127.5 (exact in FP16), so one window row (5 taps x 3 channels = 15 values) is contiguous and a
-// K step of 16 is one window row plus a value of weight 0: K = 5 steps of 16 for 75 taps x channels, and
-// a lane's four K positions of an m16n8k16 row (2t, 2t + 1 and 2t + 8, 2t + 9) are 4 consecutive values,
-// one 64-bit load, instead of eight 32-bit gathers of split words and four byte permutes (which kept
-// conv1_mma's load pipe busier than its tensor pipe). Pixels padded to 4 channels would need no copies but
-// take K to 104 and the tensor pipe with it (backends/cuda/README.md has both measured); this keeps K at 80.
+// K step of 16 is one window row plus a value of weight 0: K = 5 steps of 16 for 75 taps x channels.
+// Pixels padded to 4 channels would need no copies but take K to 104 and the tensor pipe with it
+// (backends/cuda/README.md has both measured); this keeps K at 80.
+// The GEMM is C (16 filters x pixels) = W (filters x K) X (K x pixels): the filters are the m16 rows (operand
+// A, a lane's filters g and g + 8 fixed for the kernel, their split weights in registers), the pixels the n8
+// columns (operand B). A lane's two B registers hold K positions 2t, 2t + 1 and 2t + 8, 2t + 9 of its pixel g,
+// laid out as 4 consecutive values of the window row: one 64-bit load straight into the mma's register pair.
+// (With the pixels as the m16 rows, the same load filled A registers 0 and 2 of 4, and the moves that put
+// them in place were 43 % of the kernel's instructions: H200, ncu per-instruction counts.)
 // A 64-bit load must be 8-byte aligned, and a pixel is 6 bytes: the block keeps 4 copies of each image, copy c
-// shifted so that windows at columns x = c modulo 4 start aligned. m-tile c's rows g are conv pixels
-// (2 py, 4 g + c) and rows g + 8 the row below, so m-tile c reads copy c only. A half warp's 16 loads
-// (g = 0..3 or 4..7, t = 0..3) span 26 consecutive 32-bit words: no two different words in one bank.
+// shifted so that windows at columns x = c modulo 4 start aligned; pixel x reads copy x modulo 4.
 // Weights split hi/lo: 2 passes give FP32 accuracy, as in conv1_mma.
 #pragma once
 
@@ -31,14 +33,19 @@ constexpr int kRowPixels = 40;  // >= 37: the K step's 16th value (weight 0) rea
 constexpr int kRowHalves = kRowPixels * kC;
 static_assert(kRowPixels >= kRows + 1 && kRowPixels % 4 == 0, "room for the 16th value; rows keep alignment");
 constexpr int kCopies = 4;
-constexpr int kCopyHalves = (kRows * kRowHalves + kCopies + 7) / 8 * 8;  // a copy: its shift, then the rows
+// A copy: its shift, then the rows; copies 12 modulo 64 halves apart, so that a half warp's loads (pixels
+// x0 .. x0 + 3 from copies 0 .. 3, K quarters t) fall on 4 different groups of 8 banks (cuda_test.cu).
+constexpr int kCopyHalves = (kRows * kRowHalves + kCopies - 1 + 51) / 64 * 64 + 12;
 constexpr int kImageHalves = kCopies * kCopyHalves;
-static_assert(kC * kK + 1 == 16 && kConv1.filters == 16, "a window row and a zero per K step; 2 n-tiles");
-constexpr int kSteps = kK, kNTiles = 2, kFragments = kSteps * kNTiles * 32;  // uint4: b0 hi, b1 hi, b0 lo, b1 lo
-constexpr int kImages = 2;  // per block and round: 4 copies of an image take 34 KB
+static_assert(kCopyHalves >= kRows * kRowHalves + kCopies - 1 && kCopyHalves % 64 == 12, "copies apart, banks");
+static_assert(kC * kK + 1 == 16 && kConv1.filters == 16, "a window row and a zero per K step; one m16 tile");
+constexpr int kSteps = kK;
+constexpr int kFragments = kSteps * 2 * 32;  // uint4 per (step, hi / lo, lane): A registers 0..3
+constexpr int kImages = 2;                    // per block and round: 4 copies of an image take 34 KB
 constexpr int kWarps = 8, kThreads = 32 * kWarps, kBlocksPerSm = 2;
 constexpr int kPooledSide = kConv1.pooled_side(), kPooled = kConv1.filters * kPooledSide * kPooledSide;
-constexpr std::size_t kSharedBytes = std::size_t(kFragments) * 16 + std::size_t(kImages) * kImageHalves * 2;
+constexpr int kGroups = kSide / 8;  // n-tiles of 8 pixels per conv row
+constexpr std::size_t kSharedBytes = std::size_t(kImages) * kImageHalves * 2;
 static_assert(kSharedBytes * kBlocksPerSm <= 227 * 1024, "kBlocksPerSm blocks per SM");
 
 struct Bias {
@@ -46,7 +53,7 @@ struct Bias {
 };
 
 // The window row's value (kx, channel) at m16n8k16 K position kappa: a lane t loads the 4 values 4t .. 4t + 3
-// as registers a0 (K 2t, 2t + 1) and a2 (K 2t + 8, 2t + 9).
+// as registers b0 (K 2t, 2t + 1) and b1 (K 2t + 8, 2t + 9).
 constexpr int row_value(int kappa) { return kappa < 8 ? 4 * (kappa / 2) + kappa % 2 : 4 * (kappa / 2 - 4) + 2 + kappa % 2; }
 
 // The weight at K position kappa of step s (window row ky = s), filter f; 0 for the 16th value.
@@ -56,22 +63,30 @@ inline float weight_at(const std::vector<float>& w, int s, int kappa, int f) {
   return w[(std::size_t(f) * kC + v % kC) * kTaps + s * kK + v / kC];
 }
 
-// The split weights in fragment order [step][n-tile][lane].
+// The split weights as m16n8k16 A fragments, [step][hi, lo][lane] x 4 words: register i of lane (g, t) holds
+// filter g + 8 (i % 2) at K positions 2t + 8 (i / 2) and the one after it (low half first).
 inline std::vector<std::uint32_t> fragments(const std::vector<float>& w) {
   std::vector<std::uint32_t> out;
   out.reserve(std::size_t(kFragments) * 4);
   for (int s = 0; s < kSteps; ++s)
-    for (int n = 0; n < kNTiles; ++n)
+    for (int part = 0; part < 2; ++part)  // hi, then lo
       for (int lane = 0; lane < 32; ++lane)
-        Fp16x3::append_fragment(out, lane, [&](int kappa) { return weight_at(w, s, kappa, 8 * n + lane / 4); });
+        for (int i = 0; i < 4; ++i) {
+          const int f = lane / 4 + 8 * (i % 2), kappa = 2 * (lane % 4) + 8 * (i / 2);
+          const std::uint32_t a = split_f16(weight_at(w, s, kappa, f)), b = split_f16(weight_at(w, s, kappa + 1, f));
+          out.push_back(part == 0 ? (a & 0xffffu) | b << 16 : a >> 16 | (b & 0xffff0000u));
+        }
   return out;
 }
 
 // Where padded pixel (y, x)'s first channel sits in copy c of an image (copy c starts c values in, so that
 // pixels x = c modulo 4 are 8-byte aligned: 3 x + c = 0 modulo 4).
 __host__ __device__ constexpr int at(int c, int y, int x) { return c * kCopyHalves + c + y * kRowHalves + x * kC; }
+// Where lane (g, t) reads K quarter t of its pixel x = 8 j + g (n-tile j, copy x modulo 4 = g modulo 4) in
+// padded row y: half lane_start(lane) + 3 * 8 j + y * kRowHalves of the image.
+__host__ __device__ constexpr int lane_start(int lane) { return at(lane / 4 % 4, 0, lane / 4) + 4 * (lane % 4); }
 static_assert(at(1, 0, 1) % 4 == 0 && at(2, 0, 2) % 4 == 0 && at(3, 1, 3) % 4 == 0 && kRowHalves % 4 == 0,
-              "windows of m-tile c aligned in copy c");
+              "pixel x's windows aligned in copy x modulo 4");
 
 __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
   const __half2 h = __floats2half2_rn(lo, hi);
@@ -82,17 +97,24 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     conv1_pixels_kernel(const std::uint8_t* __restrict__ images, const uint4* __restrict__ weights, Bias bias,
                         float* __restrict__ output, int count) {
   extern __shared__ __align__(16) uint4 shared[];
-  const uint4* frag = shared;
-  __half* pixels = reinterpret_cast<__half*>(shared + kFragments);
+  __half* pixels = reinterpret_cast<__half*>(shared);
   const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
-  for (int i = t; i < kFragments; i += kThreads) shared[i] = __ldg(weights + i);
+  // This lane's A fragments (filters g, g + 8) for the kernel, and those filters' biases.
+  std::uint32_t whi[kSteps][4], wlo[kSteps][4];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const uint4 h = __ldg(weights + (2 * s) * 32 + lane), l = __ldg(weights + (2 * s + 1) * 32 + lane);
+    whi[s][0] = h.x, whi[s][1] = h.y, whi[s][2] = h.z, whi[s][3] = h.w;
+    wlo[s][0] = l.x, wlo[s][1] = l.y, wlo[s][2] = l.z, wlo[s][3] = l.w;
+  }
+  const float bias_g = bias.f[g], bias_g8 = bias.f[g + 8];
   // Only interiors are written below: the padding stays zero.
   for (int i = t; i < kImages * kImageHalves / 2; i += kThreads) reinterpret_cast<std::uint32_t*>(pixels)[i] = 0u;
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
     if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
-    __syncthreads();  // staged / the previous round is done with the pixels
+    __syncthreads();  // zeroed / the previous round is done with the pixels
     // A thread per 4 pixels of a row: a word of each channel plane in, their 12 values into each copy.
     constexpr int kQuads = kSide * kSide / 4;
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
@@ -122,27 +144,34 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
     for (int item = warp; item < valid * kPooledSide; item += kWarps) {  // a pooled row of an image
       const int b = item / kPooledSide, py = item % kPooledSide;
-      const __half* image = pixels + b * kImageHalves;
-      float acc[4][kNTiles][4] = {};
+      const __half* rows = pixels + b * kImageHalves + lane_start(lane) + 2 * py * kRowHalves;
+      float acc[2][kGroups][4] = {};  // conv rows 2 py + r, n-tiles j (pixels 8 j .. 8 j + 7)
+      // Padded row 2 py + d is window row d of conv row 2 py and window row d - 1 of conv row 2 py + 1: each
+      // loaded B fragment serves both.
 #pragma unroll
-      for (int s = 0; s < kSteps; ++s) {
-        const uint4 b0 = frag[(s * kNTiles) * 32 + lane], b1 = frag[(s * kNTiles + 1) * 32 + lane];
+      for (int d = 0; d <= kSteps; ++d)
 #pragma unroll
-        for (int m = 0; m < 4; ++m) {
-          const __half* row = image + at(m, 2 * py + s, 4 * g + m) + 4 * q;  // m-tile m's row g, window row s
-          const uint2 r0 = *reinterpret_cast<const uint2*>(row), r8 = *reinterpret_cast<const uint2*>(row + kRowHalves);
-          const std::uint32_t a[4] = {r0.x, r8.x, r0.y, r8.y};
-          mma_f16(acc[m][0], a, b0.z, b0.w);  // lo first: small terms first
-          mma_f16(acc[m][1], a, b1.z, b1.w);
-          mma_f16(acc[m][0], a, b0.x, b0.y);
-          mma_f16(acc[m][1], a, b1.x, b1.y);
+        for (int j = 0; j < kGroups; ++j) {
+          const uint2 x = *reinterpret_cast<const uint2*>(rows + d * kRowHalves + 3 * 8 * j);
+          if (d < kSteps) {
+            mma_f16(acc[0][j], wlo[d], x.x, x.y);  // lo first: small terms first
+            mma_f16(acc[0][j], whi[d], x.x, x.y);
+          }
+          if (d > 0) {
+            mma_f16(acc[1][j], wlo[d - 1], x.x, x.y);
+            mma_f16(acc[1][j], whi[d - 1], x.x, x.y);
+          }
         }
-      }
-      // The max before the 1/255 scale, the bias and ReLU (all monotonic).
-      float* out = output + (std::size_t(first) + b) * kPooled + py * kPooledSide + 2 * g;
-      conv1_pool_windows(acc, q, [&](int f, int h, float v) {
-        out[f * kPooledSide * kPooledSide + h] = fmaxf(v * (1.0f / 255.0f) + bias.f[f], 0.0f);
-      });
+      // C: (filter g, pixels 2t, 2t + 1 of n-tile j), (filter g + 8, the same): a lane holds whole pooling
+      // windows (pooled column 4 j + t). The max before the 1/255 scale, the bias and ReLU (all monotonic).
+      float* out = output + (std::size_t(first) + b) * kPooled + py * kPooledSide + q;
+#pragma unroll
+      for (int j = 0; j < kGroups; ++j)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const float v = fmaxf(fmaxf(acc[0][j][2 * h], acc[0][j][2 * h + 1]), fmaxf(acc[1][j][2 * h], acc[1][j][2 * h + 1]));
+          out[(g + 8 * h) * kPooledSide * kPooledSide + 4 * j] = fmaxf(v * (1.0f / 255.0f) + (h ? bias_g8 : bias_g), 0.0f);
+        }
     }
   }
 }

@@ -113,8 +113,8 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
 }
 
 // conv1's 2x2 pooling windows from the accumulators of an implicit GEMM whose m-tile c holds conv pixels
-// (2 py, 4 g + c) in rows g and the row below in rows g + 8 (the fused tensor-core kernels and the Winograd
-// variants' conv1 on the tensor cores): store(f, h, v) for each of a lane's windows (py, 2 g + h), v the
+// (2 py, 4 g + c) in rows g and the row below in rows g + 8 (the fused tensor-core kernels, and conv1 over
+// planes in cuda_winograd.cu): store(f, h, v) for each of a lane's windows (py, 2 g + h), v the
 // maximum of filter f = 8 n + 2 q + e (accumulator e of n-tile n, q = lane % 4) over m-tiles 2h, 2h + 1.
 template <int NT, class Store>
 __device__ __forceinline__ void conv1_pool_windows(const float (&acc)[4][NT][4], int q, Store store) {

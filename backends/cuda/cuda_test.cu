@@ -2,6 +2,8 @@
 // where there is one): which weight each tensor-core fragment position holds must match what the kernel loads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <vector>
 
@@ -11,7 +13,7 @@ namespace cnn::cuda::conv1_pixels {
 namespace {
 
 // A lane t loads the 4 consecutive values 4t .. 4t + 3 of a window row as one 64-bit word: its low half is
-// the m16n8k16 A register of K positions 2t, 2t + 1, its high half that of 2t + 8, 2t + 9.
+// the m16n8k16 B register of K positions 2t, 2t + 1, its high half that of 2t + 8, 2t + 9.
 TEST(CudaConv1Pixels, LaneKPositionsAreItsFourConsecutiveValues) {
   for (int t = 0; t < 4; ++t) {
     EXPECT_EQ(row_value(2 * t), 4 * t);
@@ -54,17 +56,61 @@ TEST(CudaConv1Pixels, EveryWeightOnceAndOneZeroPerStep) {
   EXPECT_EQ(fragments(w).size(), std::size_t(kFragments) * 4);
 }
 
-// m-tile c (conv columns 4 g + c) reads copy c with 64-bit loads: every window row it starts must be 8-byte
-// aligned, and the 16th value must stay inside the copy's padded row.
+// Register i of lane (g, t) in a step's hi and lo fragments: filter g + 8 (i % 2), K positions
+// 2t + 8 (i / 2) and the next, low half first; hi + lo is the weight to 22 bits, or to 2^-25 where lo falls
+// below FP16's normal range.
+TEST(CudaConv1Pixels, FragmentsHoldTheLaneFiltersWeights) {
+  std::vector<float> w(std::size_t(kConv1.filters) * kC * kTaps);
+  for (std::size_t i = 0; i < w.size(); ++i) w[i] = 0.01f * float(int(i % 97) - 48) + 1e-5f * float(i % 7);
+  const std::vector<std::uint32_t> words = fragments(w);
+  ASSERT_EQ(words.size(), std::size_t(kFragments) * 4);
+  const auto half_at = [&](int s, int part, int lane, int i, int h) {
+    const std::uint32_t v = words[((std::size_t(s) * 2 + part) * 32 + lane) * 4 + i];
+    __half_raw r;
+    r.x = static_cast<unsigned short>(h == 0 ? v & 0xffffu : v >> 16);
+    return __half2float(__half(r));
+  };
+  for (int s = 0; s < kSteps; ++s)
+    for (int lane = 0; lane < 32; ++lane)
+      for (int i = 0; i < 4; ++i)
+        for (int h = 0; h < 2; ++h) {
+          const int f = lane / 4 + 8 * (i % 2), kappa = 2 * (lane % 4) + 8 * (i / 2) + h;
+          const float want = weight_at(w, s, kappa, f);
+          const float got = half_at(s, 0, lane, i, h) + half_at(s, 1, lane, i, h);
+          EXPECT_NEAR(got, want, 0x1p-22f * std::abs(want) + 0x1p-25f) << "step " << s << ", lane " << lane << ", reg " << i;
+          EXPECT_NE(half_at(s, 0, lane, i, h) == 0.0f, want != 0.0f) << "hi part of a weight, or of the zero";
+        }
+}
+
+// Lane (g, t) reads pixel x = 8 j + g of n-tile j from copy x modulo 4, where its windows are 8-byte aligned,
+// and the 16th value stays inside the copy's padded row.
 TEST(CudaConv1Pixels, WindowsAlignedInTheirCopy) {
-  for (int c = 0; c < kCopies; ++c)
-    for (int y = 0; y + kK <= kRows; ++y)
-      for (int g = 0; g < 8; ++g) {
-        const int x = 4 * g + c;
-        EXPECT_EQ(at(c, y, x) % 4, 0) << "copy " << c << ", row " << y << ", column " << x;
+  for (int lane = 0; lane < 32; ++lane)
+    for (int j = 0; j < kGroups; ++j)
+      for (int y = 0; y + kK <= kRows; ++y) {
+        const int x = 8 * j + lane / 4, start = lane_start(lane) + 3 * 8 * j + y * kRowHalves;
+        EXPECT_EQ(start, at(x % 4, y, x) + 4 * (lane % 4)) << "lane " << lane << ", n-tile " << j;
+        EXPECT_EQ(start % 4, 0) << "lane " << lane << ", n-tile " << j << ", row " << y;
         EXPECT_LT(x + kK, kRowPixels) << "the 16th value past the padded row";
       }
+  EXPECT_LE(at(kCopies - 1, kRows - 1, kRowPixels - 1) + kC, kCopies * kCopyHalves);
   EXPECT_LE(at(kCopies - 1, kRows - 1, kRowPixels - 1) + kC, kImageHalves);
+  EXPECT_LT(at(0, kRows - 1, kRowPixels - 1) + kC, at(1, 0, 0)) << "copies overlap";
+}
+
+// The 16 lanes of a half warp load 64-bit words (2 banks each) of 32 different banks: no conflict.
+TEST(CudaConv1Pixels, HalfWarpLoadsHitDifferentBanks) {
+  for (int half = 0; half < 2; ++half)
+    for (int j = 0; j < kGroups; ++j) {
+      std::vector<int> banks;
+      for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+        const int word = (lane_start(lane) + 3 * 8 * j) / 2;
+        banks.push_back(word % 32);
+        banks.push_back((word + 1) % 32);
+      }
+      std::sort(banks.begin(), banks.end());
+      EXPECT_EQ(std::unique(banks.begin(), banks.end()), banks.end()) << "half warp " << half << ", n-tile " << j;
+    }
 }
 
 }  // namespace
