@@ -351,18 +351,21 @@ __device__ __forceinline__ void store_input(const Word (&w)[N], int valid, float
 }
 
 // Images [first, first + kImages) (those below count) of conv2's or conv3's input (floats) straight into the
-// interiors of the padded planes with asynchronous 4-byte copies (planes are an odd number of floats apart:
-// wider copies would be misaligned): issued once the planes are free, waited for at the next round's start,
-// they cost no registers.
+// interiors of the padded planes with asynchronous 4- or 8-byte copies (planes an odd number of floats apart
+// allow no wider copy): issued once the planes are free, waited for at the next round's start, they cost no
+// registers.
 template <class Lay>
 __device__ __forceinline__ void copy_input_async(const float* __restrict__ input, int first, int count, float* in) {
   constexpr int P = Lay::P, IS = Lay::IS, kFloats = Lay::C * IS * IS;  // per image
-  const int n = min(Lay::kImages, count - first) * kFloats;
+  // Pairs of floats where the planes start 16-byte aligned (kRowQuads): the interiors then start 8 bytes in.
+  constexpr int kW = Lay::kRowQuads ? 2 : 1;
+  static_assert(kW == 1 || (P % 2 == 0 && IS % 2 == 0 && Lay::kPlane % 2 == 0), "8-byte aligned pairs");
+  const int n = min(Lay::kImages, count - first) * kFloats / kW;
   const float* src = input + std::size_t(first) * kFloats;
-  for (int q = threadIdx.x; q < n; q += Lay::kThreads) {
-    const int bc = q / (IS * IS), y = q / IS % IS, x = q % IS;  // (image, channel), row, column
+  for (int i = threadIdx.x; i < n; i += Lay::kThreads) {
+    const int q = kW * i, bc = q / (IS * IS), y = q / IS % IS, x = q % IS;  // (image, channel), row, column
     const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(in + bc * Lay::kPlane + (y + 2) * P + x + 2));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(dst), "l"(src + q) : "memory");
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src + q), "n"(4 * kW) : "memory");
   }
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
