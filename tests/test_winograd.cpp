@@ -78,6 +78,26 @@ TEST(Winograd, PairedTransformsApplyTheTables) {
   }
 }
 
+// The GPU kernels' per-thread input transform, with its window loaded value by value or as 16-byte rows (the
+// layouts of GpuRoundLayout), stores BT d B at its stride; a window 12 floats a row, inside a larger plane.
+TEST(Winograd, TileInputTransformIsBTdBEitherWay) {
+  constexpr int S = 12, DS = 3;
+  alignas(16) float plane[kIn * S + 4];
+  for (int i = 0; i < kIn * S + 4; ++i) plane[i] = float(value(7000 + i));
+  float by_value[kElems * DS] = {}, by_rows[kElems * DS] = {};
+  tile_input_transform<S, DS>(plane + 4, by_value);
+  tile_input_transform<S, DS, true>(plane + 4, by_rows);
+  for (int k = 0; k < kIn; ++k)
+    for (int l = 0; l < kIn; ++l) {
+      double want = 0;
+      for (int i = 0; i < kIn; ++i)
+        for (int j = 0; j < kIn; ++j) want += kBT[k][i] * double(plane[4 + i * S + j]) * kBT[l][j];
+      const int at = (k * kIn + l) * DS;
+      EXPECT_NEAR(by_value[at], want, 1e-4 * (1 + std::abs(want))) << "V[" << k << "][" << l << "]";
+      EXPECT_EQ(by_rows[at], by_value[at]) << "V[" << k << "][" << l << "]: the 16-byte rows load another window";
+    }
+}
+
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor
 // cores counts transform_flop() on the FP32 units, so executed_flop() must be exactly the transforms plus
 // 2 x 64 x channels x filters per tile; and that stage is two thirds of conv2's and conv3's arithmetic (the
