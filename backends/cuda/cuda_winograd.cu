@@ -417,8 +417,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const int c = i % C, tile = i / C;
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
-    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx,
-                                     vbuf + tile * Lay::kVTile + c);
+    const float* window = in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx;
+    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(window, vbuf + tile * Lay::kVTile + c);
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
   // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).
