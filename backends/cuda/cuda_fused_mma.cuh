@@ -178,7 +178,14 @@ __device__ __forceinline__ void conv1_pooled_row(const std::uint32_t* planes, in
   float acc[Lay::kMt1][G::kNTiles][4] = {};
   A::template mma_conv<Lay::kMt1, G::kNTiles, false, typename Lay::Rows1>(planes + 2 * py * Lay::kS1 + 4 * g, offsets,
                                                                          frag, G::kSteps, lane, acc);
-  conv1_pool_windows(acc, q, store);
+#pragma unroll
+  for (int h = 0; h < 2; ++h)
+#pragma unroll
+    for (int n = 0; n < G::kNTiles; ++n)
+#pragma unroll
+      for (int e = 0; e < 2; ++e)
+        store(kMmaN * n + 2 * q + e, h, fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
+                                              fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e])));
 }
 
 __constant__ float c_b1[kConv1.filters];

@@ -112,22 +112,6 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
   }
 }
 
-// conv1's 2x2 pooling windows from the accumulators of an implicit GEMM whose m-tile c holds conv pixels
-// (2 py, 4 g + c) in rows g and the row below in rows g + 8 (the fused tensor-core kernels, and conv1 over
-// planes in cuda_winograd.cu): store(f, h, v) for each of a lane's windows (py, 2 g + h), v the
-// maximum of filter f = 8 n + 2 q + e (accumulator e of n-tile n, q = lane % 4) over m-tiles 2h, 2h + 1.
-template <int NT, class Store>
-__device__ __forceinline__ void conv1_pool_windows(const float (&acc)[4][NT][4], int q, Store store) {
-#pragma unroll
-  for (int h = 0; h < 2; ++h)
-#pragma unroll
-    for (int n = 0; n < NT; ++n)
-#pragma unroll
-      for (int e = 0; e < 2; ++e)
-        store(8 * n + 2 * q + e, h, fmaxf(fmaxf(acc[2 * h][n][e], acc[2 * h][n][2 + e]),
-                                          fmaxf(acc[2 * h + 1][n][e], acc[2 * h + 1][n][2 + e])));
-}
-
 // Blocks of a persistent kernel (one per SM) over `n` images taken `group` at a time: one per SM, no more
 // than there are groups. (SM count read once: cudaDevAttrMultiProcessorCount.)
 inline int persistent_blocks(std::size_t n, int group, int sms) {
