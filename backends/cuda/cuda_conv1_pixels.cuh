@@ -73,8 +73,8 @@ inline std::vector<std::uint32_t> fragments(const std::vector<float>& w) {
       for (int lane = 0; lane < 32; ++lane)
         for (int i = 0; i < 4; ++i) {
           const int f = lane / 4 + 8 * (i % 2), kappa = 2 * (lane % 4) + 8 * (i / 2);
-          const std::uint32_t a = split_f16(weight_at(w, s, kappa, f)), b = split_f16(weight_at(w, s, kappa + 1, f));
-          out.push_back(part == 0 ? (a & 0xffffu) | b << 16 : a >> 16 | (b & 0xffff0000u));
+          const uint2 pair = split_f16_pair(weight_at(w, s, kappa, f), weight_at(w, s, kappa + 1, f));
+          out.push_back(part == 0 ? pair.x : pair.y);
         }
   return out;
 }

@@ -35,6 +35,13 @@ __host__ __device__ inline std::uint32_t split_f16(float x) {
   return std::uint32_t(__half_raw(hi).x) | std::uint32_t(__half_raw(lo).x) << 16;
 }
 
+// Two values x, y split as above, as the two registers an mma operand takes: x's and y's hi (x's in the low
+// half), then x's and y's lo.
+__host__ __device__ inline uint2 split_f16_pair(float x, float y) {
+  const std::uint32_t a = split_f16(x), b = split_f16(y);
+  return {(a & 0xffffu) | b << 16, a >> 16 | (b & 0xffff0000u)};
+}
+
 // The Arith policy of fused_mma.cuh. K step of 16: an m16n8k16 lane holds K positions 2t, 2t + 1, 2t + 8,
 // 2t + 9 (t = lane % 4), as the low and high halves of two registers; position kappa is in group
 // 2 (kappa / 8) + kappa % 2, so each of a lane's four K positions has its own offset.
@@ -49,12 +56,9 @@ struct Fp16x3 {
   template <class Weight>
   static void append_fragment(std::vector<std::uint32_t>& out, int lane, Weight weight) {
     const int t = lane % 4;
-    const std::uint32_t k0 = split_f16(weight(2 * t)), k1 = split_f16(weight(2 * t + 1));
-    const std::uint32_t k8 = split_f16(weight(2 * t + 8)), k9 = split_f16(weight(2 * t + 9));
-    out.push_back((k0 & 0xffffu) | k1 << 16);     // b0 hi
-    out.push_back((k8 & 0xffffu) | k9 << 16);     // b1 hi
-    out.push_back(k0 >> 16 | (k1 & 0xffff0000u));  // b0 lo
-    out.push_back(k8 >> 16 | (k9 & 0xffff0000u));  // b1 lo
+    const uint2 b0 = split_f16_pair(weight(2 * t), weight(2 * t + 1));
+    const uint2 b1 = split_f16_pair(weight(2 * t + 8), weight(2 * t + 9));
+    out.insert(out.end(), {b0.x, b1.x, b0.y, b1.y});  // b0 hi, b1 hi, b0 lo, b1 lo
   }
 
   // As Tf32x3::mma_conv (see fused_tf32x3.cu), with K steps of 16 and activations stored split: a register
