@@ -95,7 +95,7 @@ __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
 
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     conv1_pixels_kernel(const std::uint8_t* __restrict__ images, const uint4* __restrict__ weights, Bias bias,
-                        float* __restrict__ output, int count) {
+                        float* __restrict__ output, int count, Handoff to) {
   extern __shared__ __align__(16) uint4 shared[];
   __half* pixels = reinterpret_cast<__half*>(shared);
   const int t = threadIdx.x, warp = t / 32, lane = t % 32, g = lane / 4, q = lane % 4;
@@ -113,8 +113,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
-    if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
-    __syncthreads();  // zeroed / the previous round is done with the pixels
+    if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
+    __syncthreads();  // zeroed / the previous round is done with the pixels and has written its images
+    if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
     // A thread per 4 pixels of a row: a word of each channel plane in, their 12 values into each copy.
     constexpr int kQuads = kSide * kSide / 4;
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
@@ -177,10 +178,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 }
 
 inline void launch(const std::uint8_t* images, const std::uint32_t* weights, const Bias& bias, float* output,
-                   std::size_t n, int sms, cudaStream_t s) {
-  const int blocks = persistent_blocks(n, kImages, kBlocksPerSm * sms);
+                   std::size_t n, int blocks, const Handoff& to, cudaStream_t s) {
   conv1_pixels_kernel<<<blocks, kThreads, kSharedBytes, s>>>(images, reinterpret_cast<const uint4*>(weights), bias,
-                                                             output, int(n));
+                                                             output, int(n), to);
 }
 
 }  // namespace

@@ -119,4 +119,17 @@ inline int persistent_blocks(std::size_t n, int group, int sms) {
   return int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms))));
 }
 
+// The first image that `blocks` persistent blocks taking n images `group` at a time write in a last round:
+// the last `blocks` groups are the blocks' last rounds (Handoff::tail).
+inline int last_rounds_tail(std::size_t n, int group, int blocks) {
+  const std::size_t groups = (n + std::size_t(group) - 1) / std::size_t(group);
+  return int(groups > std::size_t(blocks) ? (groups - std::size_t(blocks)) * std::size_t(group) : 0);
+}
+
+// Whether the round at `first` is among the last `rounds` of a persistent block whose rounds take `group`
+// images each, the first at blockIdx.x group, then gridDim.x group apart.
+__device__ __forceinline__ bool in_last_rounds(int first, int count, int group, int rounds = 1) {
+  return first + rounds * int(gridDim.x) * group >= count;
+}
+
 }  // namespace cnn::cuda

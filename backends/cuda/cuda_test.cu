@@ -114,3 +114,29 @@ TEST(CudaConv1Pixels, HalfWarpLoadsHitDifferentBanks) {
 
 }  // namespace
 }  // namespace cnn::cuda::conv1_pixels
+
+namespace cnn::cuda {
+namespace {
+
+// The hand-off between the Winograd kernels lets the next kernel read every image below the tail once all
+// blocks of the previous one have begun their last round: each such image must be written in an earlier
+// round of its block, and each image from the tail on in a last round (persistent blocks, `group` images a
+// round, the first at b group, then blocks x group apart).
+TEST(CudaHandoff, TailIsWhereTheLastRoundsBegin) {
+  for (const std::size_t n : {std::size_t(1), std::size_t(7), std::size_t(264), std::size_t(265), std::size_t(1200),
+                              std::size_t(8191)})
+    for (const int group : {1, 2, 4})
+      for (const int capacity : {132, 264}) {
+        const int blocks = persistent_blocks(n, group, capacity), tail = last_rounds_tail(n, group, blocks);
+        for (int b = 0; b < blocks; ++b)
+          for (std::size_t first = std::size_t(b) * group; first < n; first += std::size_t(blocks) * group) {
+            const bool last = first + std::size_t(blocks) * group >= n;
+            for (std::size_t i = first; i < std::min(n, first + group); ++i)
+              EXPECT_EQ(int(i) >= tail, last) << "n " << n << " group " << group << " blocks " << blocks
+                                              << " image " << i;
+          }
+      }
+}
+
+}  // namespace
+}  // namespace cnn::cuda

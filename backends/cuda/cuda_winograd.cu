@@ -17,7 +17,8 @@
 // (tile, filter): Y = AT M A, 2x2 max pool, bias, ReLU. conv2 (one image, one chunk a round) runs the next
 // image's input transform in the same pass as this image's output stage.
 // conv2's and conv3's kernels are launched to start on the SMs that the previous kernel's last rounds leave
-// idle (programmatic dependent launch), where they load U before waiting for their input.
+// idle (programmatic dependent launch), where they load U; in the tensor-core variants they then take the
+// images of the previous kernel's earlier rounds before it has finished its last (Handoff, cuda_kernels.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -313,12 +314,14 @@ __device__ __forceinline__ float bias_of(int f) {
 // Images [first, first + kImages) (those below count) into this thread's words: conv1's pixels as the fused
 // kernels fetch them, the other layers' activations from L2.
 template <int kLayer, class Lay, class Word, int N>
-__device__ __forceinline__ void fetch_input(const void* input, int first, int count, Word (&w)[N]) {
+__device__ __forceinline__ void fetch_input(const void* input, int first, int count, const Handoff& from,
+                                            Word (&w)[N]) {
   if constexpr (kLayer == 1) {
     fetch_pixel_words<Lay::kThreads>(static_cast<const std::uint8_t*>(input), first,
                                      min(Lay::kImages, count - first), w);
   } else {
     using In = typename Lay::template Input<kLayer>;
+    from.before_reading(first, min(Lay::kImages, count - first));
     const int n = min(Lay::kImages, count - first) * In::kPerImage;
     const Word* src = static_cast<const Word*>(input) + std::size_t(first) * In::kPerImage;
 #pragma unroll
@@ -355,11 +358,13 @@ __device__ __forceinline__ void store_input(const Word (&w)[N], int valid, float
 // allow no wider copy): issued once the planes are free, waited for at the next round's start, they cost no
 // registers.
 template <class Lay>
-__device__ __forceinline__ void copy_input_async(const float* __restrict__ input, int first, int count, float* in) {
+__device__ __forceinline__ void copy_input_async(const float* __restrict__ input, int first, int count,
+                                                 const Handoff& from, float* in) {
   constexpr int P = Lay::P, IS = Lay::IS, kFloats = Lay::C * IS * IS;  // per image
   // Pairs of floats where the planes start 16-byte aligned (kRowQuads): the interiors then start 8 bytes in.
   constexpr int kW = Lay::kRowQuads ? 2 : 1;
   static_assert(kW == 1 || (P % 2 == 0 && IS % 2 == 0 && Lay::kPlane % 2 == 0), "8-byte aligned pairs");
+  from.before_reading(first, min(Lay::kImages, count - first));
   const int n = min(Lay::kImages, count - first) * kFloats / kW;
   const float* src = input + std::size_t(first) * kFloats;
   for (int i = threadIdx.x; i < n; i += Lay::kThreads) {
@@ -378,7 +383,8 @@ __device__ __forceinline__ void wait_async_copies() { asm volatile("cp.async.wai
 template <int kLayer, class Lay>
 __global__ void __launch_bounds__(Lay::kThreads, 1)
     winograd_layer_kernel(const void* __restrict__ input, const void* __restrict__ u, float* __restrict__ output,
-                          const float* __restrict__ wfc, const float* __restrict__ bfc, int count) {
+                          const float* __restrict__ wfc, const float* __restrict__ bfc, int count, Handoff from,
+                          Handoff to) {
   constexpr int C = Lay::C, F = Lay::F, P = Lay::P, T = Lay::T;
   constexpr int kThreads = Lay::kThreads, kImages = Lay::kImages, kPs = Lay::kPs, kMs = Lay::kMs;
   constexpr int kChunk = Lay::kChunk, kPooledSide = Lay::kPooled;
@@ -394,15 +400,17 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
 
   // The padding of the input planes: only interiors are written below.
   for (int i = t; i < Lay::kPlanesFloats; i += kThreads) in[i] = 0.0f;
-  __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors
+  // U and the planes' padding are ready while the previous kernel finishes (launch_after_previous); its output
+  // arrives through the hand-off (Handoff): its rounds before the last ones at once, the rest after all of it.
+  if (t == 0) from.await_earlier_rounds();
+  __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors; the earlier rounds awaited
   using In = typename Lay::template Input<kLayer>;
   typename In::Word pending[Lay::kInput == kAsync ? 1 : In::kPerThread];
-  wait_for_previous_kernel();  // U and the planes' padding were ready while it finished (launch_after_previous)
   if (blockIdx.x * kImages < count) {
     if constexpr (Lay::kInput == kRegisters)
-      fetch_input<kLayer, Lay>(input, blockIdx.x * kImages, count, pending);
+      fetch_input<kLayer, Lay>(input, blockIdx.x * kImages, count, from, pending);
     else if constexpr (Lay::kInput == kAsync)
-      copy_input_async<Lay>(static_cast<const float*>(input), blockIdx.x * kImages, count, in);
+      copy_input_async<Lay>(static_cast<const float*>(input), blockIdx.x * kImages, count, from, in);
   }
 
   // kRegisters: the round at `first` from the registers into the padded planes, and the round after it fetched
@@ -410,7 +418,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   const auto stage_input = [&](int first, int valid) {
     store_input<kLayer, Lay>(pending, valid, in);
     const int next = first + gridDim.x * kImages;
-    if (next < count) fetch_input<kLayer, Lay>(input, next, count, pending);
+    if (next < count) fetch_input<kLayer, Lay>(input, next, count, from, pending);
   };
   // The stages, item by item. Input transform: item i = (tile, channel) of the round's input.
   const auto transform_item = [&](int i) {
@@ -468,8 +476,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
     for (; first < count; first += gridDim.x) {
       const int next = first + gridDim.x;
-      if (next >= count) allow_next_kernel();  // this block's last round
-      __syncthreads();  // V complete, the previous output stage done with M
+      if (in_last_rounds(first, count, 1, to.launch_rounds)) allow_next_kernel();
+      __syncthreads();  // V complete, the previous output stage done with M: the earlier rounds written
+      if (t == 0 && next >= count) to.begin_last_round();
       elementwise(vbuf, mbuf, 0);
       if (next < count) stage_input(next, 1);
       __syncthreads();  // M complete, the next image in the planes
@@ -492,7 +501,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     };
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);
-      if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
+      if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
       // No barrier here: the previous round's last reads of the planes (input transform) and of V (element-wise
       // stage) were each followed by a barrier of its chunk loop.
 
@@ -502,10 +511,11 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       } else if constexpr (Lay::kInput == kAsync) {
         wait_async_copies();
       } else {
-        fetch_input<kLayer, Lay>(input, first, count, pending);
+        fetch_input<kLayer, Lay>(input, first, count, from, pending);
         store_input<kLayer, Lay>(pending, valid, in);
       }
-      __syncthreads();  // the input in the planes; conv3: the previous round's pooled outputs complete
+      __syncthreads();  // the input in the planes; the previous round's outputs complete
+      if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
 
       if constexpr (kLayer == 3) {
         const int fc_threads = 32 * fc_images;
@@ -516,10 +526,11 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         for (int i = t; i < valid * T * C; i += kThreads) transform_item(i);
       }
 
+      const int next = first + gridDim.x * kImages;
       for (int chunk = 0; chunk * kChunk < valid * T; ++chunk) {
         __syncthreads();  // V is complete / the previous chunk's output stage is done with M
-        if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count)  // the planes are free
-          copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, in);
+        if (Lay::kInput == kAsync && chunk == 0 && next < count)  // the planes are free
+          copy_input_async<Lay>(static_cast<const float*>(input), next, count, from, in);
         elementwise(vbuf, mbuf, chunk);
         __syncthreads();
         for (int i = t; i < kChunk * F; i += kThreads) output_item(i, chunk, first, valid);
@@ -532,6 +543,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       fc_softmax();
     }
   }
+  if constexpr (kLayer > 1) wait_for_previous_kernel();  // see Handoff (the first kernel has no previous one)
 }
 
 // conv1 + bias + ReLU + 2x2 pool as cuda:fused_fp16x3 computes it, for cuda:winograd_conv1_mma: an implicit
@@ -557,7 +569,7 @@ static_assert(G::kFragWords % 4 == 0 && kOffImages % 4 == 0, "16-byte fragments,
 template <int kImages>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     conv1_mma_kernel(const std::uint8_t* __restrict__ images, const std::uint32_t* __restrict__ fragments,
-                     float* __restrict__ output, int count) {
+                     float* __restrict__ output, int count, Handoff to) {
   extern __shared__ __align__(16) std::uint32_t words[];
   const auto* frag = reinterpret_cast<const uint4*>(words);
   auto* offsets = reinterpret_cast<A::Offsets*>(words + kOffOffsets);
@@ -571,8 +583,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
-    if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
-    __syncthreads();  // staged / the previous round is done with the planes
+    if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
+    __syncthreads();  // staged / the previous round is done with the planes and has written its images
+    if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
     for (int i = t; i < valid * (kImageBytes / 4); i += kThreads)
       fused_mma::store_pixel_word<A>(__ldg(src + i), i, planes, kIn);
@@ -589,10 +602,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 }
 
 template <int kImages>
-void launch(const std::uint8_t* images, const std::uint32_t* fragments, float* output, std::size_t n, int sms,
-            cudaStream_t s) {
-  const int blocks = persistent_blocks(n, kImages, kBlocksPerSm * sms);
-  conv1_mma_kernel<kImages><<<blocks, kThreads, kSharedBytes<kImages>, s>>>(images, fragments, output, int(n));
+void launch(const std::uint8_t* images, const std::uint32_t* fragments, float* output, std::size_t n, int blocks,
+            const Handoff& to, cudaStream_t s) {
+  conv1_mma_kernel<kImages><<<blocks, kThreads, kSharedBytes<kImages>, s>>>(images, fragments, output, int(n), to);
 }
 }  // namespace conv1_mma
 
@@ -668,6 +680,8 @@ class CudaWinogradSession final : public DeviceSession {
     for (Slot& slot : slots_) {
       slot.act2 = static_cast<float*>(alloc(batch_ * kAct2 * sizeof(float)));
       slot.act3 = static_cast<float*>(alloc(batch_ * kAct3 * sizeof(float)));
+      slot.started = static_cast<unsigned*>(alloc(2 * sizeof(unsigned)));
+      check(cudaMemset(slot.started, 0, 2 * sizeof(unsigned)), "cudaMemset");
       check(cudaEventCreateWithFlags(&slot.done, cudaEventDisableTiming), "cudaEventCreate");
     }
     check(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming), "cudaEventCreate");
@@ -713,6 +727,9 @@ class CudaWinogradSession final : public DeviceSession {
   struct Slot {
     float* act2 = nullptr;  // conv1's pooled output, conv2's input
     float* act3 = nullptr;  // conv2's pooled output, conv3's input
+    // The hand-offs of act2 and act3 (Handoff): producer blocks counted on the device and on the host.
+    unsigned* started = nullptr;
+    unsigned started_total[2] = {0, 0};
     cudaEvent_t done = nullptr;
   };
   struct Lane {
@@ -722,15 +739,30 @@ class CudaWinogradSession final : public DeviceSession {
   // One layer's kernel on n images, a block per SM (wfc_, bfc_: read by conv3's only).
   // conv2's and conv3's kernels start while the previous layer's finishes (launch_after_previous): their blocks
   // load U into registers on the SMs its last rounds leave idle.
+  template <class Lay>
+  int blocks(std::size_t n) const {
+    return persistent_blocks(n, Lay::kImages, sms_);
+  }
   template <int kLayer, class Lay>
-  void launch(const void* input, const void* u, float* output, std::size_t n, cudaStream_t s) const {
-    const int blocks = persistent_blocks(n, Lay::kImages, sms_);
+  void launch(const void* input, const void* u, float* output, std::size_t n, const Handoff& from, const Handoff& to,
+              cudaStream_t s) const {
     if constexpr (kLayer == 1)
-      winograd_layer_kernel<kLayer, Lay><<<blocks, Lay::kThreads, Lay::kSharedBytes, s>>>(input, u, output, wfc_, bfc_,
-                                                                                          int(n));
+      winograd_layer_kernel<kLayer, Lay><<<blocks<Lay>(n), Lay::kThreads, Lay::kSharedBytes, s>>>(
+          input, u, output, wfc_, bfc_, int(n), from, to);
     else
-      launch_after_previous(winograd_layer_kernel<kLayer, Lay>, blocks, Lay::kThreads, Lay::kSharedBytes, s, input, u,
-                            output, wfc_, bfc_, int(n));
+      launch_after_previous(winograd_layer_kernel<kLayer, Lay>, blocks<Lay>(n), Lay::kThreads, Lay::kSharedBytes, s,
+                            input, u, output, wfc_, bfc_, int(n), from, to);
+  }
+  // The hand-off (Handoff) of slot's activations k (0: act2, 1: act3) from a kernel of `producer_blocks`
+  // persistent blocks that takes n images `group` at a time.
+  // H200, alternating, 1200 images: cuda:winograd_mma 0.0839 -> 0.0817 ms (50000 images: 2.578 -> 2.568),
+  // winograd_conv1_mma unchanged, cuda:winograd 0.1355 -> 0.1415 (not explained): that one keeps the whole-grid
+  // wait (results/h200/winograd-mma/handoff/).
+  static constexpr bool kHandoff = kConv1Path != Conv1On::kFp32Winograd;
+  static Handoff handoff(Slot& slot, int k, std::size_t n, int group, int producer_blocks) {
+    if (!kHandoff) return {};
+    slot.started_total[k] += unsigned(producer_blocks);
+    return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks), 2};
   }
   // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 and conv3 then take 2
   // images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images
@@ -743,17 +775,25 @@ class CudaWinogradSession final : public DeviceSession {
     Slot& slot = slots_[next_slot_];
     next_slot_ = (next_slot_ + 1) % kSlots;
     check(cudaStreamWaitEvent(s, slot.done, 0), "cudaStreamWaitEvent");
+    const Handoff none{};
+    Handoff h12;
     if constexpr (kConv1Path == Conv1On::kFp32Winograd) {
-      launch<1, Conv1>(images, u1_, slot.act2, n, s);
+      h12 = handoff(slot, 0, n, Conv1::kImages, blocks<Conv1>(n));
+      launch<1, Conv1>(images, u1_, slot.act2, n, none, h12, s);
     } else if constexpr (kConv1Path == Conv1On::kTensorPlanes) {
-      if (small(n)) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, sms_, s);
-      else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, sms_, s);
+      const int group = small(n) ? 2 : 4, blocks1 = persistent_blocks(n, group, conv1_mma::kBlocksPerSm * sms_);
+      h12 = handoff(slot, 0, n, group, blocks1);
+      if (group == 2) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, blocks1, h12, s);
+      else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, blocks1, h12, s);
     } else {
-      conv1_pixels::launch(images, fragments1_, bias1_, slot.act2, n, sms_, s);
+      const int blocks1 = persistent_blocks(n, conv1_pixels::kImages, conv1_pixels::kBlocksPerSm * sms_);
+      h12 = handoff(slot, 0, n, conv1_pixels::kImages, blocks1);
+      conv1_pixels::launch(images, fragments1_, bias1_, slot.act2, n, blocks1, h12, s);
     }
-    launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, s);
-    if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, s);
-    else launch<3, Conv3L>(slot.act3, u3_, probs, n, s);
+    const Handoff h23 = handoff(slot, 1, n, Conv2L::kImages, blocks<Conv2L>(n));
+    launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, h12, h23, s);
+    if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, h23, none, s);
+    else launch<3, Conv3L>(slot.act3, u3_, probs, n, h23, none, s);
     check(cudaEventRecord(slot.done, s), "cudaEventRecord");
   }
 
