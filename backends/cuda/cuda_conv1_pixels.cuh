@@ -113,9 +113,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
-    if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
+    if (last_two_rounds(first, count, kImages)) allow_next_kernel();
     __syncthreads();  // zeroed / the previous round is done with the pixels and has written its images
-    if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
+    if (t == 0 && last_round(first, count, kImages)) to.begin_last_round();
     // A thread per 4 pixels of a row: a word of each channel plane in, their 12 values into each copy.
     constexpr int kQuads = kSide * kSide / 4;
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);

@@ -126,10 +126,15 @@ inline int last_rounds_tail(std::size_t n, int group, int blocks) {
   return int(groups > std::size_t(blocks) ? (groups - std::size_t(blocks)) * std::size_t(group) : 0);
 }
 
-// Whether the round at `first` is among the last `rounds` of a persistent block whose rounds take `group`
-// images each, the first at blockIdx.x group, then gridDim.x group apart.
-__device__ __forceinline__ bool in_last_rounds(int first, int count, int group, int rounds = 1) {
-  return first + rounds * int(gridDim.x) * group >= count;
+// A persistent block over rounds of `group` images (the first at blockIdx.x group, then gridDim.x group apart):
+// whether the round at `first` is its last, and whether it is one of its last two. The next kernel on the stream
+// is allowed to launch in the second to last (allow_next_kernel): its blocks are then resident, awaiting the
+// hand-off (Handoff), when this kernel's first blocks exit, and take their SMs at once.
+__device__ __forceinline__ bool last_round(int first, int count, int group) {
+  return first + int(gridDim.x) * group >= count;
+}
+__device__ __forceinline__ bool last_two_rounds(int first, int count, int group) {
+  return first + 2 * int(gridDim.x) * group >= count;
 }
 
 }  // namespace cnn::cuda

@@ -17,8 +17,8 @@
 // (tile, filter): Y = AT M A, 2x2 max pool, bias, ReLU. conv2 (one image, one chunk a round) runs the next
 // image's input transform in the same pass as this image's output stage.
 // conv2's and conv3's kernels are launched to start on the SMs that the previous kernel's last rounds leave
-// idle (programmatic dependent launch), where they load U; in the tensor-core variants they then take the
-// images of the previous kernel's earlier rounds before it has finished its last (Handoff, cuda_kernels.cuh).
+// idle (programmatic dependent launch), where they load U, then take the images of the previous kernel's
+// earlier rounds before it has finished its last (Handoff, cuda_kernels.cuh).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -476,9 +476,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
     for (; first < count; first += gridDim.x) {
       const int next = first + gridDim.x;
-      if (in_last_rounds(first, count, 1, to.launch_rounds)) allow_next_kernel();
+      if (last_two_rounds(first, count, 1)) allow_next_kernel();
       __syncthreads();  // V complete, the previous output stage done with M: the earlier rounds written
-      if (t == 0 && next >= count) to.begin_last_round();
+      if (t == 0 && last_round(first, count, 1)) to.begin_last_round();
       elementwise(vbuf, mbuf, 0);
       if (next < count) stage_input(next, 1);
       __syncthreads();  // M complete, the next image in the planes
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     };
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);
-      if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
+      if (last_two_rounds(first, count, kImages)) allow_next_kernel();
       // No barrier here: the previous round's last reads of the planes (input transform) and of V (element-wise
       // stage) were each followed by a barrier of its chunk loop.
 
@@ -515,7 +515,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         store_input<kLayer, Lay>(pending, valid, in);
       }
       __syncthreads();  // the input in the planes; the previous round's outputs complete
-      if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
+      if (t == 0 && last_round(first, count, kImages)) to.begin_last_round();
 
       if constexpr (kLayer == 3) {
         const int fc_threads = 32 * fc_images;
@@ -543,7 +543,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       fc_softmax();
     }
   }
-  if constexpr (kLayer > 1) wait_for_previous_kernel();  // see Handoff (the first kernel has no previous one)
+  wait_for_previous_kernel();  // see Handoff
 }
 
 // conv1 + bias + ReLU + 2x2 pool as cuda:fused_fp16x3 computes it, for cuda:winograd_conv1_mma: an implicit
@@ -583,9 +583,9 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
-    if (in_last_rounds(first, count, kImages, to.launch_rounds)) allow_next_kernel();
+    if (last_two_rounds(first, count, kImages)) allow_next_kernel();
     __syncthreads();  // staged / the previous round is done with the planes and has written its images
-    if (t == 0 && in_last_rounds(first, count, kImages)) to.begin_last_round();
+    if (t == 0 && last_round(first, count, kImages)) to.begin_last_round();
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
     for (int i = t; i < valid * (kImageBytes / 4); i += kThreads)
       fused_mma::store_pixel_word<A>(__ldg(src + i), i, planes, kIn);
@@ -754,15 +754,12 @@ class CudaWinogradSession final : public DeviceSession {
                             input, u, output, wfc_, bfc_, int(n), from, to);
   }
   // The hand-off (Handoff) of slot's activations k (0: act2, 1: act3) from a kernel of `producer_blocks`
-  // persistent blocks that takes n images `group` at a time.
-  // H200, alternating, 1200 images: cuda:winograd_mma 0.0839 -> 0.0817 ms (50000 images: 2.578 -> 2.568),
-  // winograd_conv1_mma unchanged, cuda:winograd 0.1355 -> 0.1415 (not explained): that one keeps the whole-grid
-  // wait (results/h200/winograd-mma/handoff/).
-  static constexpr bool kHandoff = kConv1Path != Conv1On::kFp32Winograd;
+  // persistent blocks that takes n images `group` at a time. H200, alternating, median of twelve medians of 20:
+  // winograd_mma 0.0839 -> 0.0817 ms at 1200 images, 2.578 -> 2.568 at 50000; winograd_conv1_mma unchanged;
+  // cuda:winograd 0.1355 -> 0.1415 at 1200 (+0.4 % at 50000; not explained: results/h200/winograd-mma/handoff/).
   static Handoff handoff(Slot& slot, int k, std::size_t n, int group, int producer_blocks) {
-    if (!kHandoff) return {};
     slot.started_total[k] += unsigned(producer_blocks);
-    return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks), 2};
+    return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks)};
   }
   // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 and conv3 then take 2
   // images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images

@@ -26,19 +26,17 @@ __device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("gridd
 // whole grid is done. wait_for_previous_kernel waits for the previous grid to finish, so the blocks that start
 // on the SMs its last rounds leave idle would only load weights. Both kernels are persistent, a producer block
 // writing its images in rounds: once all its blocks have begun their last round, every earlier round is
-// written. The producer counts those blocks (begin_last_round: one thread, after the barrier that follows the
-// earlier rounds' writes) and allows the consumer to launch a round earlier than it would (launch_rounds), so
-// that the consumer's blocks are resident when the producer's first blocks exit; the consumer awaits the count
-// once (await_earlier_rounds: one thread, before a barrier), takes the images those rounds wrote, and waits for
-// the whole producer before it reads the images of the last rounds, the tail (before_reading: every reading
-// thread). The count is a running total: nothing is reset between passes. A consumer still calls
+// written. The producer allows the consumer to launch in its second to last round, so that the consumer's blocks
+// are resident when the producer's first blocks exit, and counts the blocks that began their last round
+// (begin_last_round: one thread, after the barrier that follows the earlier rounds' writes); the consumer awaits
+// the count once (await_earlier_rounds: one thread, before a barrier), takes the images those rounds wrote, and
+// waits for the whole producer before it reads an image of the last rounds, the tail (before_reading: every
+// reading thread). The count is a running total: nothing is reset between passes. A consumer still calls
 // wait_for_previous_kernel before it exits, so that the stream sees each kernel finish after the one before it.
-// The default, no hand-off: the consumer launches at the producer's last round and waits for the whole of it.
 struct Handoff {
   unsigned* started = nullptr;  // producer blocks that began their last round, a running total
   unsigned started_target = 0;  // `started` once every producer block of this pass has
   int tail = 0;                 // the first image written in a last round
-  int launch_rounds = 1;        // the producer allows the consumer to launch in its last this many rounds
 
   __device__ __forceinline__ void begin_last_round() const {
     if (!started) return;
@@ -54,9 +52,8 @@ struct Handoff {
       __nanosleep(100);
     }
   }
-  // The wait is a no-op once it has returned, and after an ordinary launch.
   __device__ __forceinline__ void before_reading(int first, int count) const {
-    if (first + count > tail) wait_for_previous_kernel();
+    if (started && first + count > tail) wait_for_previous_kernel();
   }
 };
 
