@@ -87,6 +87,10 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
   using Round::C, Round::IS, Round::kImages, Round::kTiles, Round::kMs, Round::kOffM;
   static constexpr InputMode kInput = kInputMode;
   static constexpr bool kOverlapped = kOverlap;
+  // The tensor-core layers (cuda:winograd_mma's) take and hand on their images by rounds (Handoff); the FP32
+  // layers wait for the whole previous kernel: cuda:winograd was 4-6 % slower at 1200 images with the hand-off
+  // (results/h200/winograd-mma/handoff/). conv2 and conv3 alike, so that conv2 hands on only where conv3 takes.
+  static constexpr bool kHandoff = Ew::kTensorCores;
   static constexpr int kThreads = kBlockThreads;
   static constexpr int kChunk = kTilesPerChunk;
   static constexpr int F = L.filters;
@@ -321,7 +325,7 @@ __device__ __forceinline__ void fetch_input(const void* input, int first, int co
                                      min(Lay::kImages, count - first), w);
   } else {
     using In = typename Lay::template Input<kLayer>;
-    from.before_reading(first, min(Lay::kImages, count - first));
+    if constexpr (Lay::kHandoff) from.before_reading(first, min(Lay::kImages, count - first));
     const int n = min(Lay::kImages, count - first) * In::kPerImage;
     const Word* src = static_cast<const Word*>(input) + std::size_t(first) * In::kPerImage;
 #pragma unroll
@@ -364,7 +368,7 @@ __device__ __forceinline__ void copy_input_async(const float* __restrict__ input
   // Pairs of floats where the planes start 16-byte aligned (kRowQuads): the interiors then start 8 bytes in.
   constexpr int kW = Lay::kRowQuads ? 2 : 1;
   static_assert(kW == 1 || (P % 2 == 0 && IS % 2 == 0 && Lay::kPlane % 2 == 0), "8-byte aligned pairs");
-  from.before_reading(first, min(Lay::kImages, count - first));
+  if constexpr (Lay::kHandoff) from.before_reading(first, min(Lay::kImages, count - first));
   const int n = min(Lay::kImages, count - first) * kFloats / kW;
   const float* src = input + std::size_t(first) * kFloats;
   for (int i = threadIdx.x; i < n; i += Lay::kThreads) {
@@ -402,10 +406,13 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   for (int i = t; i < Lay::kPlanesFloats; i += kThreads) in[i] = 0.0f;
   // U and the planes' padding are ready while the previous kernel finishes (launch_after_previous); its output
   // arrives through the hand-off (Handoff): its rounds before the last ones at once, the rest after all of it.
-  if (t == 0) from.await_earlier_rounds();
+  // Without one (Layer::kHandoff), all of it before the first round.
+  if constexpr (Lay::kHandoff)
+    if (t == 0) from.await_earlier_rounds();
   __syncthreads();  // zeroed before the first asynchronous copy lands in the interiors; the earlier rounds awaited
   using In = typename Lay::template Input<kLayer>;
   typename In::Word pending[Lay::kInput == kAsync ? 1 : In::kPerThread];
+  if constexpr (!Lay::kHandoff) wait_for_previous_kernel();
   if (blockIdx.x * kImages < count) {
     if constexpr (Lay::kInput == kRegisters)
       fetch_input<kLayer, Lay>(input, blockIdx.x * kImages, count, from, pending);
@@ -476,9 +483,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
     for (; first < count; first += gridDim.x) {
       const int next = first + gridDim.x;
-      if (last_two_rounds(first, count, 1)) allow_next_kernel();
+      if (Lay::kHandoff ? last_two_rounds(first, count, 1) : next >= count) allow_next_kernel();
       __syncthreads();  // V complete, the previous output stage done with M: the earlier rounds written
-      if (t == 0 && last_round(first, count, 1)) to.begin_last_round();
+      if (Lay::kHandoff && t == 0 && last_round(first, count, 1)) to.begin_last_round();
       elementwise(vbuf, mbuf, 0);
       if (next < count) stage_input(next, 1);
       __syncthreads();  // M complete, the next image in the planes
@@ -501,7 +508,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     };
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);
-      if (last_two_rounds(first, count, kImages)) allow_next_kernel();
+      if (Lay::kHandoff ? last_two_rounds(first, count, kImages) : first + gridDim.x * kImages >= count)
+        allow_next_kernel();
       // No barrier here: the previous round's last reads of the planes (input transform) and of V (element-wise
       // stage) were each followed by a barrier of its chunk loop.
 
@@ -515,7 +523,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         store_input<kLayer, Lay>(pending, valid, in);
       }
       __syncthreads();  // the input in the planes; the previous round's outputs complete
-      if (t == 0 && last_round(first, count, kImages)) to.begin_last_round();
+      if (Lay::kHandoff && t == 0 && last_round(first, count, kImages)) to.begin_last_round();
 
       if constexpr (kLayer == 3) {
         const int fc_threads = 32 * fc_images;
@@ -529,8 +537,14 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       const int next = first + gridDim.x * kImages;
       for (int chunk = 0; chunk * kChunk < valid * T; ++chunk) {
         __syncthreads();  // V is complete / the previous chunk's output stage is done with M
-        if (Lay::kInput == kAsync && chunk == 0 && next < count)  // the planes are free
-          copy_input_async<Lay>(static_cast<const float*>(input), next, count, from, in);
+        // The planes are free: the next round's input copied in (the same test written two ways: each compiles
+        // to the code that was measured, results/h200/winograd-mma/handoff/).
+        if constexpr (Lay::kHandoff) {
+          if (Lay::kInput == kAsync && chunk == 0 && next < count)
+            copy_input_async<Lay>(static_cast<const float*>(input), next, count, from, in);
+        } else if (Lay::kInput == kAsync && chunk == 0 && first + gridDim.x * kImages < count) {
+          copy_input_async<Lay>(static_cast<const float*>(input), first + gridDim.x * kImages, count, from, in);
+        }
         elementwise(vbuf, mbuf, chunk);
         __syncthreads();
         for (int i = t; i < kChunk * F; i += kThreads) output_item(i, chunk, first, valid);
@@ -543,7 +557,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       fc_softmax();
     }
   }
-  wait_for_previous_kernel();  // see Handoff
+  if constexpr (Lay::kHandoff) wait_for_previous_kernel();  // see Handoff
 }
 
 // conv1 + bias + ReLU + 2x2 pool as cuda:fused_fp16x3 computes it, for cuda:winograd_conv1_mma: an implicit
@@ -569,7 +583,7 @@ static_assert(G::kFragWords % 4 == 0 && kOffImages % 4 == 0, "16-byte fragments,
 template <int kImages>
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     conv1_mma_kernel(const std::uint8_t* __restrict__ images, const std::uint32_t* __restrict__ fragments,
-                     float* __restrict__ output, int count, Handoff to) {
+                     float* __restrict__ output, int count) {
   extern __shared__ __align__(16) std::uint32_t words[];
   const auto* frag = reinterpret_cast<const uint4*>(words);
   auto* offsets = reinterpret_cast<A::Offsets*>(words + kOffOffsets);
@@ -583,9 +597,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 
   for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
     const int valid = min(kImages, count - first);
-    if (last_two_rounds(first, count, kImages)) allow_next_kernel();
-    __syncthreads();  // staged / the previous round is done with the planes and has written its images
-    if (t == 0 && last_round(first, count, kImages)) to.begin_last_round();
+    if (first + gridDim.x * kImages >= count) allow_next_kernel();  // this block's last round
+    __syncthreads();  // staged / the previous round is done with the planes
     const auto* src = reinterpret_cast<const std::uint32_t*>(images + std::size_t(first) * kImageBytes);
     for (int i = t; i < valid * (kImageBytes / 4); i += kThreads)
       fused_mma::store_pixel_word<A>(__ldg(src + i), i, planes, kIn);
@@ -602,9 +615,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 }
 
 template <int kImages>
-void launch(const std::uint8_t* images, const std::uint32_t* fragments, float* output, std::size_t n, int blocks,
-            const Handoff& to, cudaStream_t s) {
-  conv1_mma_kernel<kImages><<<blocks, kThreads, kSharedBytes<kImages>, s>>>(images, fragments, output, int(n), to);
+void launch(const std::uint8_t* images, const std::uint32_t* fragments, float* output, std::size_t n, int sms,
+            cudaStream_t s) {
+  const int blocks = persistent_blocks(n, kImages, kBlocksPerSm * sms);
+  conv1_mma_kernel<kImages><<<blocks, kThreads, kSharedBytes<kImages>, s>>>(images, fragments, output, int(n));
 }
 }  // namespace conv1_mma
 
@@ -754,9 +768,9 @@ class CudaWinogradSession final : public DeviceSession {
                             input, u, output, wfc_, bfc_, int(n), from, to);
   }
   // The hand-off (Handoff) of slot's activations k (0: act2, 1: act3) from a kernel of `producer_blocks`
-  // persistent blocks that takes n images `group` at a time. H200, alternating, median of twelve medians of 20:
-  // winograd_mma 0.0839 -> 0.0817 ms at 1200 images, 2.578 -> 2.568 at 50000; winograd_conv1_mma unchanged;
-  // cuda:winograd 0.1355 -> 0.1415 at 1200 (+0.4 % at 50000; not explained: results/h200/winograd-mma/handoff/).
+  // persistent blocks that takes n images `group` at a time: winograd_mma's (its layers' kHandoff). H200,
+  // alternating, median of twelve medians of 20: 0.0839 -> 0.0817 ms at 1200 images, 2.578 -> 2.568 at 50000
+  // (results/h200/winograd-mma/handoff/).
   static Handoff handoff(Slot& slot, int k, std::size_t n, int group, int producer_blocks) {
     slot.started_total[k] += unsigned(producer_blocks);
     return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks)};
@@ -773,21 +787,18 @@ class CudaWinogradSession final : public DeviceSession {
     next_slot_ = (next_slot_ + 1) % kSlots;
     check(cudaStreamWaitEvent(s, slot.done, 0), "cudaStreamWaitEvent");
     const Handoff none{};
-    Handoff h12;
+    Handoff h12;  // conv1 -> conv2 (conv2's layout says whether it takes a hand-off: Layer::kHandoff)
     if constexpr (kConv1Path == Conv1On::kFp32Winograd) {
-      h12 = handoff(slot, 0, n, Conv1::kImages, blocks<Conv1>(n));
-      launch<1, Conv1>(images, u1_, slot.act2, n, none, h12, s);
+      launch<1, Conv1>(images, u1_, slot.act2, n, none, none, s);
     } else if constexpr (kConv1Path == Conv1On::kTensorPlanes) {
-      const int group = small(n) ? 2 : 4, blocks1 = persistent_blocks(n, group, conv1_mma::kBlocksPerSm * sms_);
-      h12 = handoff(slot, 0, n, group, blocks1);
-      if (group == 2) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, blocks1, h12, s);
-      else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, blocks1, h12, s);
+      if (small(n)) conv1_mma::launch<2>(images, fragments1_, slot.act2, n, sms_, s);
+      else conv1_mma::launch<4>(images, fragments1_, slot.act2, n, sms_, s);
     } else {
       const int blocks1 = persistent_blocks(n, conv1_pixels::kImages, conv1_pixels::kBlocksPerSm * sms_);
       h12 = handoff(slot, 0, n, conv1_pixels::kImages, blocks1);
       conv1_pixels::launch(images, fragments1_, bias1_, slot.act2, n, blocks1, h12, s);
     }
-    const Handoff h23 = handoff(slot, 1, n, Conv2L::kImages, blocks<Conv2L>(n));
+    const Handoff h23 = Conv2L::kHandoff ? handoff(slot, 1, n, Conv2L::kImages, blocks<Conv2L>(n)) : none;
     launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, h12, h23, s);
     if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, h23, none, s);
     else launch<3, Conv3L>(slot.act3, u3_, probs, n, h23, none, s);
