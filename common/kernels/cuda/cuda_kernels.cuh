@@ -33,6 +33,8 @@ __device__ __forceinline__ void wait_for_previous_kernel() { asm volatile("gridd
 // waits for the whole producer before it reads an image of the last rounds, the tail (before_reading: every
 // reading thread). The count is a running total: nothing is reset between passes. A consumer still calls
 // wait_for_previous_kernel before it exits, so that the stream sees each kernel finish after the one before it.
+// A null `started` is no hand-off: the producer counts nothing, and a consumer reads without waiting, so a kernel
+// that takes hand-offs must be given one.
 struct Handoff {
   unsigned* started = nullptr;  // producer blocks that began their last round, a running total
   unsigned started_target = 0;  // `started` once every producer block of this pass has
