@@ -112,17 +112,19 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
   }
 }
 
+// Groups of `group` images in n images, the last one possibly short.
+inline std::size_t image_groups(std::size_t n, int group) { return (n + std::size_t(group) - 1) / std::size_t(group); }
+
 // Blocks of a persistent kernel (one per SM) over `n` images taken `group` at a time: one per SM, no more
 // than there are groups. (SM count read once: cudaDevAttrMultiProcessorCount.)
 inline int persistent_blocks(std::size_t n, int group, int sms) {
-  const std::size_t groups = (n + std::size_t(group) - 1) / std::size_t(group);
-  return int(std::min<std::size_t>(groups, std::size_t(std::max(1, sms))));
+  return int(std::min<std::size_t>(image_groups(n, group), std::size_t(std::max(1, sms))));
 }
 
 // The first image that `blocks` persistent blocks taking n images `group` at a time write in a last round:
 // the last `blocks` groups are the blocks' last rounds (Handoff::tail).
 inline int last_rounds_tail(std::size_t n, int group, int blocks) {
-  const std::size_t groups = (n + std::size_t(group) - 1) / std::size_t(group);
+  const std::size_t groups = image_groups(n, group);
   return int(groups > std::size_t(blocks) ? (groups - std::size_t(blocks)) * std::size_t(group) : 0);
 }
 
