@@ -43,8 +43,9 @@ BLOCKS = {
     "xeon-16core-threads": Block(("cpu/xeon-16core/threads-*.json",), "matrix"),
     # MPI ranks of the MPI-built Winograd variant on the 16-core Xeon, and 1 rank x 16 threads.
     "xeon-16core-mpi": Block(("cpu/xeon-16core/mpi",), "scaling"),
-    # The verdict over four platforms (README: "The portability verdict").
-    "verdict": Block(("cpu/epyc-2core/verdict", "cpu/xeon-16core", "h100/verdict", "h200/verdict"), "portability"),
+    # The verdict over five platforms (README: "The portability verdict").
+    "verdict": Block(("cpu/epyc-2core/verdict", "cpu/xeon-2core/verdict", "cpu/xeon-16core", "h100/verdict",
+                      "h200/verdict"), "portability"),
 }
 
 # The backends' own blocks (manifest "readme_blocks": {"name": {"reports": [...], "table": "matrix",
