@@ -124,8 +124,10 @@ using Conv3Small = Layer<kConv3, 320, 2, OnFp32Units<4>, 8, true, kAsync>;  // f
 // cuda:winograd_mma: conv2's and conv3's element-wise stages on the tensor cores. conv3 with 8 warps: the
 // positions split evenly, and a thread may hold 8 positions' U fragments (144 registers).
 using Conv2Mma = Layer<kConv2, 256, 1, OnTensorCores, 16, false, kRegisters, /*kOverlap=*/true>;
+// conv3 in 4-image rounds also for few images (unlike Conv3Small): H200, alternating, at 1200 images 0.0815 ->
+// 0.0765 ms (results/h200/winograd-mma/conv3-four-images/): with conv2 handing its rounds over, conv3's blocks
+// start as conv2's leave the SMs, and 2.27 rounds of 4 images end sooner than 4.55 rounds of 2.
 using Conv3Mma = Layer<kConv3, 256, 4, OnTensorCores, 16, true, kAsync>;
-using Conv3SmallMma = Layer<kConv3, 256, 2, OnTensorCores, 8, true, kAsync>;
 
 // The element-wise stage on the FP32 units: a thread per (Winograd position p, filter group g, tile subset s),
 // its U[p][channels][g's kFg filters] in registers for the kernel; M[g kFg + f][tile][p] over its tiles of a
@@ -196,12 +198,10 @@ struct MmaElementwise {
   static constexpr float kMScale = kUScale;
   static constexpr int kNTiles = (F + 7) / 8, kPositions = kE / kWarps;
   static_assert(kE % kWarps == 0 && kPositions % 4 == 0, "whole float4s of positions per warp");
-  // A chunk of 8 tiles (few images a round) fills rows g + 8 with rows g again, and stores them once.
-  static constexpr int kHalves = Lay::kChunk == 8 ? 1 : 2;
-  static_assert(Lay::kChunk % (8 * kHalves) == 0 && C % 2 == 0 && C % 16 <= 8, "m16 tiles, channel pairs, one tail");
+  static_assert(Lay::kChunk % 16 == 0 && C % 2 == 0 && C % 16 <= 8, "m16 tiles, channel pairs, one tail");
   // 3 passes over the padded channels and filters, for the report.
   static constexpr double executed_flop_per_image() {
-    return 3 * Lay::T * 2.0 * kE * (16 * kSteps + 8 * kTail) * (8 * kNTiles) * (2 / kHalves);
+    return 3 * Lay::T * 2.0 * kE * (16 * kSteps + 8 * kTail) * (8 * kNTiles);
   }
   int p0, g, t;
   uint4 b[kPositions][kSteps][kNTiles];  // b0 hi, b1 hi, b0 lo, b1 lo (Fp16x3::append_fragment)
@@ -247,8 +247,8 @@ struct MmaElementwise {
   }
   __device__ __forceinline__ void operator()(const float* vbuf, float* mbuf, int chunk) const {
 #pragma unroll 1
-    for (int mt = 0; mt < Lay::kChunk / (8 * kHalves); ++mt) {
-      const int lt = mt * 8 * kHalves + g;  // tiles lt and lt + 8 of the chunk
+    for (int mt = 0; mt < Lay::kChunk / 16; ++mt) {
+      const int lt = mt * 16 + g;  // tiles lt and lt + 8 of the chunk
       const float* rows = vbuf + (chunk * Lay::kChunk + lt) * Lay::kVTile;
 #pragma unroll
       for (int q0 = 0; q0 < kPositions; q0 += 4) {
@@ -256,7 +256,7 @@ struct MmaElementwise {
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const float* v0 = rows + (p0 + q0 + q) * Lay::kPs;
-          const float* v8 = v0 + (kHalves - 1) * 8 * Lay::kVTile;
+          const float* v8 = v0 + 8 * Lay::kVTile;
           // Small terms first, as Fp16x3::mma_conv.
 #pragma unroll
           for (int k = 0; k < kSteps; ++k) {
@@ -291,7 +291,7 @@ struct MmaElementwise {
 #pragma unroll
         for (int n = 0; n < kNTiles; ++n)
 #pragma unroll
-          for (int h = 0; h < kHalves; ++h)
+          for (int h = 0; h < 2; ++h)
 #pragma unroll
             for (int j = 0; j < 2; ++j) {
               const int f = 8 * n + 2 * t + j, i = 2 * h + j;
@@ -647,7 +647,6 @@ template <Conv1On kConv1Path, bool kEwMma, int kLanes>
 class CudaWinogradSession final : public DeviceSession {
   using Conv2L = std::conditional_t<kEwMma, Conv2Mma, Conv2>;
   using Conv3L = std::conditional_t<kEwMma, Conv3Mma, Conv3>;
-  using Conv3SmallL = std::conditional_t<kEwMma, Conv3SmallMma, Conv3Small>;
 
  public:
   // Chunks of 16384 images (350 MB of pooled conv1/conv2 outputs: the L2 does not hold them, the kernels'
@@ -686,7 +685,7 @@ class CudaWinogradSession final : public DeviceSession {
     bfc_ = to_device(net.fc.bias);
     allow_shared_memory(winograd_layer_kernel<2, Conv2L>, Conv2L::kSharedBytes);
     allow_shared_memory(winograd_layer_kernel<3, Conv3L>, Conv3L::kSharedBytes);
-    allow_shared_memory(winograd_layer_kernel<3, Conv3SmallL>, Conv3SmallL::kSharedBytes);
+    if constexpr (!kEwMma) allow_shared_memory(winograd_layer_kernel<3, Conv3Small>, Conv3Small::kSharedBytes);
     check(cudaDeviceGetAttribute(&sms_, cudaDevAttrMultiProcessorCount, 0), "SM count");
     // The intermediate activations: one set per slot. end_to_end() runs chunks on several streams at once,
     // and a chunk's lanes run at once: each part takes the next slot and first waits until the last part that
@@ -775,8 +774,8 @@ class CudaWinogradSession final : public DeviceSession {
     slot.started_total[k] += unsigned(producer_blocks);
     return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks)};
   }
-  // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 and conv3 then take 2
-  // images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images
+  // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 (on the planes) and conv3
+  // (on the FP32 units) then take 2 images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images
   // with one part: conv1 31-38 us, conv3 28 us per kernel; forward 0.116 ms against 0.125 with 4-image rounds
   // in two parts; at 50000 images end to end 4.07-4.11 ms against 4.30 (forward 3.69).
   bool small(std::size_t n) const { return n < std::size_t(16) * std::size_t(sms_); }
@@ -800,7 +799,7 @@ class CudaWinogradSession final : public DeviceSession {
     }
     const Handoff h23 = Conv2L::kHandoff ? handoff(slot, 1, n, Conv2L::kImages, blocks<Conv2L>(n)) : none;
     launch<2, Conv2L>(slot.act2, u2_, slot.act3, n, h12, h23, s);
-    if (small(n)) launch<3, Conv3SmallL>(slot.act3, u3_, probs, n, h23, none, s);
+    if (!kEwMma && small(n)) launch<3, Conv3Small>(slot.act3, u3_, probs, n, h23, none, s);
     else launch<3, Conv3L>(slot.act3, u3_, probs, n, h23, none, s);
     check(cudaEventRecord(slot.done, s), "cudaEventRecord");
   }
