@@ -775,9 +775,10 @@ class CudaWinogradSession final : public DeviceSession {
     return {slot.started + k, slot.started_total[k], last_rounds_tail(n, group, producer_blocks)};
   }
   // Fewer than 16 images per SM (1200 images, end_to_end()'s chunks of n / 16): conv1 (on the planes) and conv3
-  // (on the FP32 units) then take 2 images a round, not 4, so that their last round leaves fewer SMs idle. Measured on an H200 at 1200 images
-  // with one part: conv1 31-38 us, conv3 28 us per kernel; forward 0.116 ms against 0.125 with 4-image rounds
-  // in two parts; at 50000 images end to end 4.07-4.11 ms against 4.30 (forward 3.69).
+  // (on the FP32 units) then take 2 images a round, not 4, so that their last round leaves fewer SMs idle.
+  // Measured on an H200 at 1200 images with one part: conv1 31-38 us, conv3 28 us per kernel; forward 0.116 ms
+  // against 0.125 with 4-image rounds in two parts; at 50000 images end to end 4.07-4.11 ms against 4.30
+  // (forward 3.69).
   bool small(std::size_t n) const { return n < std::size_t(16) * std::size_t(sms_); }
 
   // The three kernels on n images, with the next slot's buffers, on stream s.
