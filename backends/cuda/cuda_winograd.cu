@@ -779,7 +779,7 @@ class CudaWinogradSession final : public DeviceSession {
   // Measured on an H200 at 1200 images with one part: conv1 31-38 us, conv3 28 us per kernel; forward 0.116 ms
   // against 0.125 with 4-image rounds in two parts; at 50000 images end to end 4.07-4.11 ms against 4.30
   // (forward 3.69). Still so for the FP32 conv3, which starts when conv2 has ended (no hand-off): 4-image
-  // rounds 5-12 % slower at 600-1200 images (H100, results/h100/winograd-mma/not-kept-conv3-four-images-fp32/).
+  // rounds 5-12 % slower at 600-1200 images (H100, results/ab/h100-conv3-four-images-fp32/).
   bool small(std::size_t n) const { return n < std::size_t(16) * std::size_t(sms_); }
 
   // The three kernels on n images, with the next slot's buffers, on stream s.
