@@ -608,10 +608,10 @@ TEST(CliBinary, AnInstalledSuiteReadsOnlyItsInstalledData) {
 // nudges class 1 up by 1e-6: a different top-1 where the reference's classes tie, a near tie in each image.
 class TiedSession : public UniformSession {
  public:
-  std::optional<double> end_to_end(const std::uint8_t*, std::size_t n, float* probs) override {
+  std::optional<EndToEnd> end_to_end(const std::uint8_t*, std::size_t n, float* probs) override {
     std::fill(probs, probs + n * kClasses, 0.1f);
     for (std::size_t i = 0; i < n; ++i) probs[i * kClasses + 1] += 1e-6f;
-    return 0.0;
+    return EndToEnd{0.5, 0.25};
   }
 };
 
@@ -638,6 +638,10 @@ TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   EXPECT_EQ(v["top1_mismatches"], 0);
   EXPECT_TRUE(v["passed"].get<bool>());
   EXPECT_NEAR(v["max_abs_prob_diff"].get<double>(), 1e-6, 1e-7);
+  // Both end-to-end times reach the report, the images' copy alone beside the overlapped pass.
+  const json phases = read_json(dir / "r.json")["runs"][0]["phases_ms"];
+  EXPECT_EQ(phases["end_to_end"], 0.5);
+  EXPECT_EQ(phases["h2d_pinned"], 0.25);
 }
 
 }  // namespace

@@ -18,7 +18,7 @@ RESULTS = DATA / "results"
 SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import analysis, load  # noqa: E402
+from suitereport import analysis, load, tables  # noqa: E402
 from tools_inprocess import TOOLS as IN_PROCESS_TOOLS, run_tool  # noqa: E402
 
 
@@ -164,6 +164,21 @@ def test_newest_duplicate_wins(tmp_path):
     assert [r.forward_ms for r in groups[0].runs] == [100.0, 100.0]
     r = run("report", tmp_path)
     assert "2 older run(s) of the same configuration left out" in r.stdout
+
+
+def test_phases_show_end_to_end_against_the_slower_of_compute_and_link(tmp_path):
+    data = json.loads(SERIAL.read_text())
+    data["runs"] = data["runs"][:1]
+    data["runs"][0]["phases_ms"].update({"h2d": 18.0, "forward": 2.5, "d2h": 0.2, "end_to_end": 3.22,
+                                         "h2d_pinned": 2.8})
+    write_report(tmp_path / "gpu.json", data)
+    r = run("report", tmp_path, "--table", "phases")
+    assert r.returncode == 0, r.stderr
+    assert "| end_to_end / floor |" in r.stdout and "| 2.800 | 1.15× |" in r.stdout  # 3.22 / 2.8: the link's
+    phases = {"forward": 4.0, "end_to_end": 4.4, "h2d_pinned": 2.8}
+    assert tables.end_to_end_over_floor(phases) == pytest.approx(1.1)  # 4.4 / 4.0: the compute's
+    for missing in ("forward", "end_to_end", "h2d_pinned"):
+        assert tables.end_to_end_over_floor({k: v for k, v in phases.items() if k != missing}) is None
 
 
 # ---- bad input: one clear line on stderr, exit 2, for every tool

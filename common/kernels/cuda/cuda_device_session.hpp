@@ -1,6 +1,7 @@
 // The Session shape every GPU variant shares: the uint8 images and the probabilities live in device
 // memory; upload/download are the timed h2d/d2h copies; forward() runs the variant over the images in
-// chunks of `batch`; end_to_end() overlaps the copies with compute on several streams.
+// chunks of `batch`; end_to_end() overlaps the copies with compute on several streams, and times the images' copy
+// alone (the host link's floor for it).
 // A variant only implements run(): the network on `count` images already on the device.
 #pragma once
 
@@ -38,7 +39,7 @@ class DeviceSession : public Session {
   double upload(const std::uint8_t* pixels, std::size_t n) override;
   double forward(LayerTimes& layers) override;
   double download(float* probs) override;
-  std::optional<double> end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) override;
+  std::optional<EndToEnd> end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) override;
   std::size_t batch() const override { return batch_; }
   bool on_device() const override { return true; }
   std::vector<std::pair<std::string, std::string>> device_info() const override { return cuda::device_info(); }
