@@ -59,10 +59,10 @@ struct RunConfig {
 using LayerTimes = std::vector<std::pair<std::string, double>>;  // in network order, milliseconds
 
 // Session::end_to_end's times. Once the forward pass is faster than the host link can bring the images, the
-// copy sets the pace: images_copy_ms, the images' copy alone from the same host buffer, is that floor.
+// copy sets the pace: h2d_pinned_ms, the images' copy alone from the same pinned host buffer, is that floor.
 struct EndToEnd {
-  double ms = 0;                         // copies overlapping compute, every image
-  std::optional<double> images_copy_ms;  // the images' host-to-device copy alone, where measured
+  double ms = 0;                        // copies overlapping compute, every image
+  std::optional<double> h2d_pinned_ms;  // the images' host-to-device copy alone, where measured
 };
 
 class Session {
@@ -75,7 +75,7 @@ class Session {
   // Copies the n x 10 probabilities of the last forward() to `probs`.
   virtual double download(float* probs) = 0;
   // Optional: upload + forward + download of the same images, with copies overlapping compute
-  // (pinned memory, streams). Returns the milliseconds, and fills `probs`.
+  // (pinned memory, streams). Returns its times (EndToEnd), and fills `probs`.
   virtual std::optional<EndToEnd> end_to_end(const std::uint8_t* /*pixels*/, std::size_t /*n*/, float* /*probs*/) {
     return std::nullopt;
   }

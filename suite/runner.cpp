@@ -294,7 +294,7 @@ void validate_run(Session& session, const RunInput& in, const std::vector<float>
   std::vector<float> e2e_probs(in.images * kClasses, 0.0f);
   if (const auto e2e = session.end_to_end(in.pixels, in.images, e2e_probs.data())) {
     r.phases_ms.emplace_back("end_to_end", e2e->ms);
-    if (e2e->images_copy_ms) r.phases_ms.emplace_back("h2d_pinned", *e2e->images_copy_ms);
+    if (e2e->h2d_pinned_ms) r.phases_ms.emplace_back("h2d_pinned", *e2e->h2d_pinned_ms);
     merge(r.validation, validate(e2e_probs.data(), in.images, *in.reference, in.distinct));
   }
 }
