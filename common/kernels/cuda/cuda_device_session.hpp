@@ -61,6 +61,7 @@ class DeviceSession : public Session {
 
  private:
   const void* copy_to_device(const void* host, std::size_t bytes);
+  double copy_images(const std::uint8_t* host, std::size_t n);  // n images to the device buffer, timed
   cudaStream_t stream_ = nullptr;
   std::vector<void*> allocations_;
   std::size_t allocated_ = 0;
