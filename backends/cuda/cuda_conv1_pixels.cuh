@@ -30,8 +30,11 @@ namespace {
 constexpr int kC = kConv1.in_channels, kK = kConv1.kernel, kSide = kConv1.in_side, kPad = kConv1.pad;
 constexpr int kRows = kSide + 2 * kPad;
 constexpr int kRowPixels = 40;  // >= 37: the K step's 16th value (weight 0) reads one pixel past the window
-constexpr int kRowHalves = kRowPixels * kC;
-static_assert(kRowPixels >= kRows + 1 && kRowPixels % 4 == 0, "room for the 16th value; rows keep alignment");
+// A row's stride: 32 modulo 64 halves (64 modulo 128 bytes), not its 120 values, so that
+// the two rows of a half warp's stores fall on different banks (store_quad).
+constexpr int kRowHalves = 160;
+static_assert(kRowPixels >= kRows + 1 && kRowHalves >= kRowPixels * kC && kRowHalves % 64 == 32,
+              "room for the 16th value; rows keep alignment and the stores' banks");
 constexpr int kCopies = 4;
 // A copy: its shift, then the rows; copies 12 modulo 64 halves apart, so that a half warp's loads (pixels
 // x0 .. x0 + 3 from copies 0 .. 3, K quarters t) fall on 4 different groups of 8 banks (cuda_test.cu).
@@ -93,6 +96,34 @@ __device__ __forceinline__ std::uint32_t pack(float lo, float hi) {
   return *reinterpret_cast<const std::uint32_t*>(&h);
 }
 
+// Where a thread's 4 pixels (x a multiple of 4) start in copy c, modulo 8 bytes (4 halves): the same in every
+// row, as rows are 8-byte multiples apart.
+constexpr int quad_alignment(int c) { return at(c, kPad, kPad) % 4; }
+static_assert(quad_alignment(0) == at(0, kPad + 1, kPad + 4) % 4 && quad_alignment(3) == at(3, kPad, kPad + 28) % 4,
+              "one alignment per copy");
+
+// A thread's 12 values (4 pixels) from `dst` on, kAlign halves past an 8-byte boundary: 64-bit stores where
+// aligned, 16- and 32-bit ones at the ends. Threads' pixels are 24 bytes apart, an odd number of 8-byte words,
+// and a half warp's two rows 64 modulo 128 bytes apart: its 64-bit stores fall on 16 different words of 8
+// bytes. (As 6 32-bit words a thread, each store was a 2-way bank conflict: 63 % of the staging's wavefronts.)
+template <int kAlign>
+__device__ __forceinline__ void store_quad(__half* dst, const float (&v)[4 * kC]) {
+  constexpr int kN = 4 * kC;
+  constexpr int kHead = kAlign % 2;                        // a 16-bit store to reach a 32-bit boundary
+  constexpr int kPair = (kAlign + kHead) % 4 == 2 ? 2 : 0;  // a 32-bit store to reach a 64-bit one
+  constexpr int kFirst = kHead + kPair, kQuads = (kN - kFirst) / 4, kRest = kN - kFirst - 4 * kQuads;
+  if constexpr (kHead) dst[0] = __float2half_rn(v[0]);
+  if constexpr (kPair) *reinterpret_cast<std::uint32_t*>(dst + kHead) = pack(v[kHead], v[kHead + 1]);
+#pragma unroll
+  for (int k = 0; k < kQuads; ++k) {
+    const int i = kFirst + 4 * k;
+    *reinterpret_cast<uint2*>(dst + i) = make_uint2(pack(v[i], v[i + 1]), pack(v[i + 2], v[i + 3]));
+  }
+  constexpr int kTail = kN - kRest;
+  if constexpr (kRest >= 2) *reinterpret_cast<std::uint32_t*>(dst + kTail) = pack(v[kTail], v[kTail + 1]);
+  if constexpr (kRest % 2) dst[kN - 1] = __float2half_rn(v[kN - 1]);
+}
+
 __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
     conv1_pixels_kernel(const std::uint8_t* __restrict__ images, const uint4* __restrict__ weights, Bias bias,
                         float* __restrict__ output, int count, Handoff to) {
@@ -127,19 +158,11 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm)
 #pragma unroll
       for (int j = 0; j < 4 * kC; ++j) v[j] = float(planes[j % kC] >> (8 * (j / kC)) & 0xffu) - 127.5f;
       __half* image = pixels + b * kImageHalves;
-#pragma unroll
-      for (int c = 0; c < kCopies; ++c) {
-        __half* dst = image + at(c, y + kPad, x + kPad);  // even for c = 0, 2 (x + 2 = 2 modulo 4), odd else
-        if (c % 2 == 0) {
-#pragma unroll
-          for (int j = 0; j < 4 * kC; j += 2) reinterpret_cast<std::uint32_t*>(dst)[j / 2] = pack(v[j], v[j + 1]);
-        } else {
-          dst[0] = __float2half_rn(v[0]);
-#pragma unroll
-          for (int j = 1; j < 4 * kC - 1; j += 2) reinterpret_cast<std::uint32_t*>(dst + 1)[j / 2] = pack(v[j], v[j + 1]);
-          dst[4 * kC - 1] = __float2half_rn(v[4 * kC - 1]);
-        }
-      }
+      static_assert(kCopies == 4, "a store_quad per copy");
+      store_quad<quad_alignment(0)>(image + at(0, y + kPad, x + kPad), v);
+      store_quad<quad_alignment(1)>(image + at(1, y + kPad, x + kPad), v);
+      store_quad<quad_alignment(2)>(image + at(2, y + kPad, x + kPad), v);
+      store_quad<quad_alignment(3)>(image + at(3, y + kPad, x + kPad), v);
     }
     __syncthreads();
 

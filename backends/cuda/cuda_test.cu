@@ -112,6 +112,27 @@ TEST(CudaConv1Pixels, HalfWarpLoadsHitDifferentBanks) {
     }
 }
 
+// Staging: thread i of a warp stores 4 pixels (quad i % 256 of an image) into each copy with 64-bit stores
+// from its first 8-byte boundary on; a half warp's stores (two rows of 8 quads) fall on 16 different 8-byte
+// words modulo 128 bytes.
+TEST(CudaConv1Pixels, HalfWarpStagingStoresHitDifferentBanks) {
+  for (int warp = 0; warp < kThreads / 32; ++warp)
+    for (int c = 0; c < kCopies; ++c)
+      for (int half = 0; half < 2; ++half)
+        for (int k = 0; k < 2; ++k) {  // the 64-bit stores every copy has
+          std::vector<int> slots;
+          for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+            const int p = 4 * ((32 * warp + lane) % (kSide * kSide / 4)), y = p / kSide, x = p % kSide;
+            const int start = at(c, y + kPad, x + kPad), aligned = (start + 3) / 4 * 4;
+            EXPECT_EQ(start % 4, quad_alignment(c)) << "copy " << c << ", lane " << lane;
+            slots.push_back((aligned + 4 * k) / 4 % 16);
+          }
+          std::sort(slots.begin(), slots.end());
+          EXPECT_EQ(std::unique(slots.begin(), slots.end()), slots.end())
+              << "warp " << warp << ", copy " << c << ", half " << half << ", store " << k;
+        }
+}
+
 }  // namespace
 }  // namespace cnn::cuda::conv1_pixels
 
