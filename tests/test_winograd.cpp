@@ -98,6 +98,36 @@ TEST(Winograd, TileInputTransformIsBTdBEitherWay) {
     }
 }
 
+// The tensor-core conv2 round (16 channels, row-quad loads): the element-wise stage's half warps (tiles g = 0..3
+// or 4..7 of a 16-tile m-tile, channel pairs t = 0..3, 8 bytes each) load 16 different 8-byte words of a
+// 128-byte line; each warp of the input transform (32 consecutive items, 16 channels of two tiles) stores to 32
+// different banks; and the transform still computes every tile once.
+TEST(Winograd, GpuRoundSpreadTilesKeepBothStagesOffTheSameBanks) {
+  using Round = GpuRoundLayout<16, 16, 20, 1, true>;
+  static_assert(Round::kSpreadTiles && !GpuRoundLayout<20, 8, 12, 4, true>::kSpreadTiles);
+  for (int mt = 0; mt < Round::kTiles / 16; ++mt)
+    for (int half = 0; half < 2; ++half)
+      for (int p = 0; p < kElems; ++p) {
+        bool word[16] = {};
+        for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+          const int g = lane / 4, t = lane % 4, at = (16 * mt + g) * Round::kVTile + p * Round::kPs + 2 * t;
+          EXPECT_FALSE(word[at / 2 % 16]) << "m-tile " << mt << ", position " << p << ", lane " << lane;
+          word[at / 2 % 16] = true;
+        }
+      }
+  bool seen[Round::kTiles] = {};
+  for (int first = 0; first < Round::kTiles * Round::C; first += 32) {
+    bool bank[32] = {};
+    for (int i = first; i < first + 32; ++i) {
+      const int tile = Round::input_tile(i / Round::C), at = tile * Round::kVTile + i % Round::C;
+      EXPECT_FALSE(bank[at % 32]) << "items from " << first << ", item " << i;
+      bank[at % 32] = true;
+      seen[tile] = true;
+    }
+  }
+  for (int tile = 0; tile < Round::kTiles; ++tile) EXPECT_TRUE(seen[tile]) << "tile " << tile;
+}
+
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor
 // cores counts transform_flop() on the FP32 units, so executed_flop() must be exactly the transforms plus
 // 2 x 64 x channels x filters per tile; and that stage is two thirds of conv2's and conv3's arithmetic (the

@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   };
   // The stages, item by item. Input transform: item i = (tile, channel) of the round's input.
   const auto transform_item = [&](int i) {
-    const int c = i % C, tile = i / C;
+    const int c = i % C, tile = Lay::input_tile(i / C);
     int b, ty, tx;
     Lay::tile_at(tile, b, ty, tx);
     const float* window = in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx;

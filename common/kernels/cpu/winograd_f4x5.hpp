@@ -209,7 +209,17 @@ struct GpuRoundLayout {
   // tile) write to different banks.
   static constexpr int kC4 = (C + 3) / 4 * 4;
   static constexpr int kPs = kC4 / 4 % 2 == 1 ? kC4 : kC4 + 4;
-  static constexpr int kVTile = kElems * kPs + kC4;
+  // With 16 channels on the tensor cores (kRowQuads) tiles are 24 modulo 32 floats apart, not 16: the
+  // element-wise stage's A loads (a half warp: 4 tiles g x 4 channel pairs t, 8 bytes each) then fall on 16
+  // different 8-byte words (12 g + t modulo 16; at 16 modulo 32 two lanes shared each word), and a warp of the
+  // input transform takes tiles two apart (input_tile), 48 = 16 modulo 32 floats, as consecutive tiles were.
+  static constexpr bool kSpreadTiles = kRowQuadLoads && C == 16;
+  static constexpr int kVTile = kElems * kPs + kC4 + (kSpreadTiles ? 8 : 0);
+  // The tile whose input transform item group u (C consecutive items) computes: bits 0 and 1 of u swapped where
+  // kSpreadTiles, so that a warp's two groups are tiles two apart.
+  CNN_FP32_INLINE static constexpr int input_tile(int u) {
+    return kSpreadTiles ? (u & ~3) | (u & 1) << 1 | (u >> 1 & 1) : u;
+  }
   // M in rows of 68: the output stage's lanes (consecutive tiles) read their rows as float4 in different
   // banks; the element-wise stage's lanes (consecutive positions) write one row.
   static constexpr int kMs = kElems + 4;
@@ -226,6 +236,7 @@ struct GpuRoundLayout {
   static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == kPlaneMod && kVTile % 4 == 0 && kOffM % 4 == 0,
                 "bank spreads, float4 rows");
   static_assert(!kRowQuads || P % 4 == 0, "window rows 16-byte aligned");
+  static_assert(!kSpreadTiles || (kTiles % 4 == 0 && kVTile % 32 == 24), "tiles swapped in fours, A loads' banks");
 };
 
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
