@@ -2,7 +2,7 @@
 """How far from FP64 the network's probabilities land when its three 5x5 convolutions run as Winograd
 F(m_h x m_w, 5x5) in FP32 (numpy emulation), for tile shapes and interpolation points beyond the F(4x4, 5x5)
 that every Winograd variant uses, and with the element-wise products in BF16 splits (what AMX-BF16 would
-execute). The suite's tolerance is 1e-4 (max |p - p_fp64|). Indicative, not a kernel: numpy's sums run in
+execute) or FP16 splits (cuda:winograd_mma's tensor cores: 3 products, or 2 with one operand unsplit). The suite's tolerance is 1e-4 (max |p - p_fp64|). Indicative, not a kernel: numpy's sums run in
 another order than any kernel's.
 
 Transforms by Toom-Cook over the given points plus infinity, built exactly (fractions) and then rounded:
@@ -62,9 +62,21 @@ def bf16(x):
     return (((b + 0x7FFF + ((b >> 16) & 1)) >> 16) << 16).astype(np.uint32).view(np.float32)
 
 
-def split(x):
-    hi = bf16(x)
-    return hi, bf16(x - hi)
+def fp16(x):
+    """Round to nearest FP16, kept in float32."""
+    return np.asarray(x, dtype=np.float32).astype(np.float16).astype(np.float32)
+
+
+def split(x, rnd=bf16):
+    hi = rnd(x)
+    return hi, rnd(x - hi)
+
+
+# Split products: the rounding, U's scale before its split (cuda:winograd_mma scales U by 2^10 so that its FP16 lo
+# parts stay normal), and which (U part, V part) products are summed (0 = hi, 1 = lo).
+PRODUCTS = {"bf16x3": (bf16, 1.0, [(0, 0), (1, 0), (0, 1)]), "bf16x4": (bf16, 1.0, [(0, 0), (1, 0), (0, 1), (1, 1)]),
+            "fp16x3": (fp16, 1024.0, [(0, 0), (1, 0), (0, 1)]),
+            "fp16x2, U unsplit": (fp16, 1024.0, [(0, 0), (0, 1)]), "fp16x2, V unsplit": (fp16, 1024.0, [(0, 0), (1, 0)])}
 
 
 def direct(x, w, b):
@@ -93,9 +105,9 @@ def winograd(x, w, b, rows, cols, dtype, products=None):
             if products is None:
                 m = np.einsum("fcab,ncab->nfab", u, v)
             else:
-                (vh, vl), (uh, ul) = split(v), split(u)
-                terms = [(uh, vh), (ul, vh), (uh, vl)] + ([(ul, vl)] if products == "bf16x4" else [])
-                m = sum(np.einsum("fcab,ncab->nfab", a, c) for a, c in terms)
+                rnd, scale, terms = PRODUCTS[products]
+                vs, us = split(v, rnd), split(u * np.float32(scale), rnd)
+                m = sum(np.einsum("fcab,ncab->nfab", us[i], vs[j]) for i, j in terms) / np.float32(scale)
             out[:, :, ty * mh:ty * mh + mh, tx * mw:tx * mw + mw] = ath @ m @ atw.T
     return out.astype(np.float64) + b[None, :, None, None]
 
@@ -132,6 +144,8 @@ def main():
         rows.append((f"F(4x8) in conv{layer + 1} only, +-3/4, 4/3", f4, f48, None, {layer}))
     for scheme in ("bf16x3", "bf16x4"):
         rows.append((f"F(4x4), products in {scheme}", f4, f4, scheme))
+    for scheme in ("fp16x3", "fp16x2, U unsplit", "fp16x2, V unsplit"):
+        rows.append((f"F(4x4), conv2+3 products in {scheme}", f4, f4, scheme, {1, 2}))
     print(f"{len(ref)} images; max |p - p_fp64| over all probabilities (tolerance 1e-4)")
     for label, th, tw, products, *only in rows:
         tw = tw or th
