@@ -2,8 +2,9 @@
 """How far from FP64 the network's probabilities land when its three 5x5 convolutions run as Winograd
 F(m_h x m_w, 5x5) in FP32 (numpy emulation), for tile shapes and interpolation points beyond the F(4x4, 5x5)
 that every Winograd variant uses, and with the element-wise products in BF16 splits (what AMX-BF16 would
-execute) or FP16 splits (cuda:winograd_mma's tensor cores: 3 products, or 2 with one operand unsplit). The suite's tolerance is 1e-4 (max |p - p_fp64|). Indicative, not a kernel: numpy's sums run in
-another order than any kernel's.
+execute) or FP16 splits (cuda:winograd_mma's tensor cores: 3 products, or 2 with one operand unsplit). The
+suite's tolerance is 1e-4 (max |p - p_fp64|). Indicative, not a kernel: numpy's sums run in another order than
+any kernel's.
 
 Transforms by Toom-Cook over the given points plus infinity, built exactly (fractions) and then rounded:
 AT[i][j] = p_j^i, G[j][k] = p_j^k / N_j (N_j = prod_{l != j} (p_j - p_l)), BT = N W^-1 with W[s][j] = p_j^s.
@@ -76,7 +77,8 @@ def split(x, rnd=bf16):
 # parts stay normal), and which (U part, V part) products are summed (0 = hi, 1 = lo).
 PRODUCTS = {"bf16x3": (bf16, 1.0, [(0, 0), (1, 0), (0, 1)]), "bf16x4": (bf16, 1.0, [(0, 0), (1, 0), (0, 1), (1, 1)]),
             "fp16x3": (fp16, 1024.0, [(0, 0), (1, 0), (0, 1)]),
-            "fp16x2, U unsplit": (fp16, 1024.0, [(0, 0), (0, 1)]), "fp16x2, V unsplit": (fp16, 1024.0, [(0, 0), (1, 0)])}
+            "fp16x2, U unsplit": (fp16, 1024.0, [(0, 0), (0, 1)]),
+            "fp16x2, V unsplit": (fp16, 1024.0, [(0, 0), (1, 0)])}
 
 
 def direct(x, w, b):
