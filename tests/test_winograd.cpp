@@ -3,7 +3,9 @@
 // and so are the hand-paired transforms the variants run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "common/kernels/cpu/winograd_f4x5.hpp"
 
@@ -98,34 +100,60 @@ TEST(Winograd, TileInputTransformIsBTdBEitherWay) {
     }
 }
 
-// The tensor-core conv2 round (16 channels, row-quad loads): the element-wise stage's half warps (tiles g = 0..3
-// or 4..7 of a 16-tile m-tile, channel pairs t = 0..3, 8 bytes each) load 16 different 8-byte words of a
-// 128-byte line; each warp of the input transform (32 consecutive items, 16 channels of two tiles) stores to 32
-// different banks; and the transform still computes every tile once.
-TEST(Winograd, GpuRoundSpreadTilesKeepBothStagesOffTheSameBanks) {
-  using Round = GpuRoundLayout<16, 16, 20, 1, true>;
-  static_assert(Round::kSpreadTiles && !GpuRoundLayout<20, 8, 12, 4, true>::kSpreadTiles);
+// The tensor-core rounds (conv2: 16 channels, one image; conv3: 20 channels, four; row-quad loads), for every
+// image count a round may hold:
+// - the element-wise stage's half warps (tiles g = 0..3 or 4..7 of a 16-tile m-tile and the same 8 tiles on,
+//   channel pairs t = 0..3, 8 bytes each) load 16 different 8-byte words;
+// - a warp of the input transform (32 consecutive items) loads its window rows as 16-byte words from 8
+//   different 4-bank groups per quarter warp, and stores V to 32 different banks;
+// - the transform computes every (tile, channel) of the round once.
+template <class Round>
+void expect_spread_tiles_off_the_same_banks() {
+  static_assert(Round::kSpreadTiles && Round::kRowQuads);
+  constexpr int C = Round::C;
   for (int mt = 0; mt < Round::kTiles / 16; ++mt)
-    for (int half = 0; half < 2; ++half)
-      for (int p = 0; p < kElems; ++p) {
-        bool word[16] = {};
-        for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
-          const int g = lane / 4, t = lane % 4, at = (16 * mt + g) * Round::kVTile + p * Round::kPs + 2 * t;
-          EXPECT_FALSE(word[at / 2 % 16]) << "m-tile " << mt << ", position " << p << ", lane " << lane;
-          word[at / 2 % 16] = true;
-        }
+    for (int p = 0; p < kElems; ++p)
+      for (int row : {0, 8})
+        for (int pair0 = 0; pair0 < C; pair0 += 8)  // the channel pairs of one A register: 2 t + pair0
+          for (int half = 0; half < 2; ++half) {
+            bool word[16] = {};
+            for (int lane = 16 * half; lane < 16 * half + 16; ++lane) {
+              const int g = lane / 4, t = lane % 4, c = pair0 + 2 * t;
+              if (c >= C) continue;  // zero, not loaded
+              const int at = Round::v_tile(16 * mt + g + row) + p * Round::kPs + c;
+              EXPECT_FALSE(word[at / 2 % 16]) << C << " channels, m-tile " << mt << ", position " << p << ", lane "
+                                              << lane;
+              word[at / 2 % 16] = true;
+            }
+          }
+  for (int tiles = 4; tiles <= Round::kTiles; tiles += 4) {
+    std::vector<int> seen(std::size_t(Round::kTiles) * C);
+    for (int first = 0; first < tiles * C; first += 32) {
+      bool bank[32] = {}, group[4][8] = {};
+      for (int i = first; i < std::min(first + 32, tiles * C); ++i) {
+        int tile, c, b, ty, tx;
+        Round::input_item(i, tiles, tile, c);
+        ASSERT_TRUE(tile >= 0 && tile < tiles && c >= 0 && c < C) << "item " << i << " of " << tiles << " tiles";
+        ++seen[std::size_t(tile) * C + c];
+        const int at = Round::v_tile(tile) + c;
+        EXPECT_FALSE(bank[at % 32]) << C << " channels, " << tiles << " tiles, item " << i;
+        bank[at % 32] = true;
+        Round::tile_at(tile, b, ty, tx);
+        const int window = (b * C + c) * Round::kPlane + kOut * ty * Round::P + kOut * tx;
+        bool& quad = group[(i - first) / 8][window / 4 % 8];
+        EXPECT_FALSE(quad) << C << " channels, " << tiles << " tiles, item " << i << ": window rows";
+        quad = true;
       }
-  bool seen[Round::kTiles] = {};
-  for (int first = 0; first < Round::kTiles * Round::C; first += 32) {
-    bool bank[32] = {};
-    for (int i = first; i < first + 32; ++i) {
-      const int tile = Round::input_tile(i / Round::C), at = tile * Round::kVTile + i % Round::C;
-      EXPECT_FALSE(bank[at % 32]) << "items from " << first << ", item " << i;
-      bank[at % 32] = true;
-      seen[tile] = true;
     }
+    for (int k = 0; k < tiles * C; ++k) EXPECT_EQ(seen[k], 1) << "tile " << k / C << ", channel " << k % C;
   }
-  for (int tile = 0; tile < Round::kTiles; ++tile) EXPECT_TRUE(seen[tile]) << "tile " << tile;
+}
+
+TEST(Winograd, GpuRoundSpreadTilesKeepEveryStageOffTheSameBanks) {
+  expect_spread_tiles_off_the_same_banks<GpuRoundLayout<16, 16, 20, 1, true>>();
+  expect_spread_tiles_off_the_same_banks<GpuRoundLayout<20, 8, 12, 4, true>>();
+  static_assert(!GpuRoundLayout<20, 8, 12, 4>::kSpreadTiles && !GpuRoundLayout<3, 32, 36, 1, true>::kSpreadTiles,
+                "the FP32 and conv1 layouts keep theirs");
 }
 
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor

@@ -160,7 +160,7 @@ struct FmaElementwise {
 #pragma unroll kUnroll
     for (int k = 0; k < Lay::kChunk / kSubsets; ++k) {  // compile-time trip count: loads hoisted when unrolled
       const int lt = s + k * kSubsets;
-      const float* v = vbuf + (chunk * Lay::kChunk + lt) * Lay::kVTile + p * Lay::kPs;
+      const float* v = vbuf + Lay::v_tile(chunk * Lay::kChunk + lt) + p * Lay::kPs;
       float acc[kFg] = {};
 #pragma unroll
       for (int c0 = 0; c0 < C; c0 += 4) {
@@ -249,14 +249,14 @@ struct MmaElementwise {
 #pragma unroll 1
     for (int mt = 0; mt < Lay::kChunk / 16; ++mt) {
       const int lt = mt * 16 + g;  // tiles lt and lt + 8 of the chunk
-      const float* rows = vbuf + (chunk * Lay::kChunk + lt) * Lay::kVTile;
+      const float* rows = vbuf + Lay::v_tile(chunk * Lay::kChunk + lt);
 #pragma unroll
       for (int q0 = 0; q0 < kPositions; q0 += 4) {
         float acc[4][kNTiles][4] = {};
 #pragma unroll
         for (int q = 0; q < 4; ++q) {
           const float* v0 = rows + (p0 + q0 + q) * Lay::kPs;
-          const float* v8 = v0 + 8 * Lay::kVTile;
+          const float* v8 = v0 + (Lay::v_tile(8) - Lay::v_tile(0));  // tile lt + 8: 8 tiles, 2 groups on
           // Small terms first, as Fp16x3::mma_conv.
 #pragma unroll
           for (int k = 0; k < kSteps; ++k) {
@@ -427,13 +427,13 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const int next = first + gridDim.x * kImages;
     if (next < count) fetch_input<kLayer, Lay>(input, next, count, from, pending);
   };
-  // The stages, item by item. Input transform: item i = (tile, channel) of the round's input.
-  const auto transform_item = [&](int i) {
-    const int c = i % C, tile = Lay::input_tile(i / C);
-    int b, ty, tx;
+  // The stages, item by item. Input transform: item i = (tile, channel) of the round's `tiles` tiles.
+  const auto transform_item = [&](int i, int tiles) {
+    int tile, c, b, ty, tx;
+    Lay::input_item(i, tiles, tile, c);
     Lay::tile_at(tile, b, ty, tx);
     const float* window = in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx;
-    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(window, vbuf + tile * Lay::kVTile + c);
+    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(window, vbuf + Lay::v_tile(tile) + c);
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
   // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).
@@ -479,7 +479,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     if (first < count) {
       stage_input(first, 1);
       __syncthreads();
-      for (int i = t; i < T * C; i += kThreads) transform_item(i);
+      for (int i = t; i < T * C; i += kThreads) transform_item(i, T);
     }
     for (; first < count; first += gridDim.x) {
       const int next = first + gridDim.x;
@@ -492,7 +492,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       const int items = kChunk * F + (next < count ? T * C : 0);
       for (int i = t; i < items; i += kThreads) {
         if (i < kChunk * F) output_item(i, 0, first, 1);
-        else transform_item(i - kChunk * F);
+        else transform_item(i - kChunk * F, T);
       }
     }
   } else {
@@ -529,9 +529,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
         const int fc_threads = 32 * fc_images;
         if (t < fc_threads) fc_softmax();
         else
-          for (int i = t - fc_threads; i < valid * T * C; i += kThreads - fc_threads) transform_item(i);
+          for (int i = t - fc_threads; i < valid * T * C; i += kThreads - fc_threads) transform_item(i, valid * T);
       } else {
-        for (int i = t; i < valid * T * C; i += kThreads) transform_item(i);
+        for (int i = t; i < valid * T * C; i += kThreads) transform_item(i, valid * T);
       }
 
       const int next = first + gridDim.x * kImages;

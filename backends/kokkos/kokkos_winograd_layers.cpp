@@ -151,11 +151,11 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
     team.team_barrier();
     // Input transform: a thread per (tile, channel), consecutive channels on consecutive threads.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tiles * C), [&](int i) {
-      const int c = i % C, tile = i / C;
-      int b, ty, tx;
+      int tile, c, b, ty, tx;
+      L::input_item(i, tiles, tile, c);
       L::tile_at(tile, b, ty, tx);
       wg::tile_input_transform<P, kPs>(in + (b * C + c) * L::kPlane + wg::kOut * ty * P + wg::kOut * tx,
-                                       vbuf + tile * L::kVTile + c);
+                                       vbuf + L::v_tile(tile) + c);
     });
     for (int chunk = 0; chunk * kChunk < tiles; ++chunk) {
       team.team_barrier();  // V is complete / the previous chunk's output stage is done with M
@@ -174,7 +174,7 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
         CNN_KOKKOS_DEVICE_UNROLL(unroll 2)
         for (int k = 0; k < kChunk / L::kSubsets; ++k) {
           const int lt = subset + k * L::kSubsets;
-          const float* v = vbuf + (chunk * kChunk + lt) * L::kVTile + p * kPs;
+          const float* v = vbuf + L::v_tile(chunk * kChunk + lt) + p * kPs;
           float acc[kFg] = {};
           CNN_KOKKOS_DEVICE_UNROLL(unroll)
           for (int c0 = 0; c0 < C; c0 += 4) {

@@ -200,8 +200,9 @@ struct GpuRoundLayout {
   static constexpr bool kRowQuads = kRowQuadLoads;
   static constexpr int kPlaneMod = kRowQuads ? 4 : 1;
   static constexpr int kPlane = P * P + (32 + kPlaneMod - P * P % 32) % 32, kPlanesFloats = kImages * C * kPlane;
-  // Tile order within an image: conv2/conv3's lanes hold 16 or 20 channels of two tiles, which then lie one
-  // tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
+  // Tile order within an image: where a quarter warp's lanes hold channels of two tiles (conv2's and conv3's
+  // lanes, the last of one tile's channels and the first of the next; conv3's last 4 channels of two tiles where
+  // kSpreadTiles), the two lie one tile row apart (4 P floats: 16 banks) instead of 4 floats apart.
   static constexpr bool kColumnMajor = C >= 16;
   // V: a position's channels padded to kPs floats, an odd multiple of 4, so that the 8 lanes of a quarter-warp
   // reading 8 consecutive positions as float4 hit 32 different banks. A tile's V is followed by its channel
@@ -209,22 +210,41 @@ struct GpuRoundLayout {
   // tile) write to different banks.
   static constexpr int kC4 = (C + 3) / 4 * 4;
   static constexpr int kPs = kC4 / 4 % 2 == 1 ? kC4 : kC4 + 4;
-  // With 16 channels on the tensor cores (kRowQuads) tiles are 24 modulo 32 floats apart, not 16: the
-  // element-wise stage's A loads (a half warp: 4 tiles g x 4 channel pairs t, 8 bytes each) then fall on 16
-  // different 8-byte words (12 g + t modulo 16; at 16 modulo 32 two lanes shared each word), and a warp of the
-  // input transform takes tiles two apart (input_tile), 48 = 16 modulo 32 floats, as consecutive tiles were.
-  static constexpr bool kSpreadTiles = kRowQuadLoads && C == 16;
-  static constexpr int kVTile = kElems * kPs + kC4 + (kSpreadTiles ? 8 : 0);
-  // The tile whose input transform item group u (C consecutive items) computes: bits 0 and 1 of u swapped where
-  // kSpreadTiles, so that a warp's two groups are tiles two apart.
-  CNN_FP32_INLINE static constexpr int input_tile(int u) {
-    return kSpreadTiles ? (u & ~3) | (u & 1) << 1 | (u >> 1 & 1) : u;
+  // With 16 or 20 channels on the tensor cores (kRowQuads) V's tiles are spread (kSpreadTiles) for two stages:
+  // - the element-wise stage's A loads: a half warp loads 4 tiles g of one group of 4 x 4 channel pairs t, 8
+  //   bytes each. Tiles 24 modulo 32 floats apart put them on 16 different 8-byte words (12 g + t modulo 16); at
+  //   16 (conv2) or 20 (conv3) modulo 32 two lanes shared a word.
+  // - the input transform's stores: a warp takes 4 tiles of a group x 8 channels (24 j + c modulo 32: 32 banks),
+  //   and the channels past the last whole 8 (conv3's 16 .. 19) as 8 tiles x 4 channels, which kGroupPad floats
+  //   more between groups of 4 tiles put on 32 banks too (input_item).
+  static constexpr bool kSpreadTiles = kRowQuadLoads && C >= 16 && C % 4 == 0;
+  static constexpr int kVTileDense = kElems * kPs + kC4;
+  static constexpr int kVTile = kSpreadTiles ? kVTileDense + (56 - kVTileDense % 32) % 32 : kVTileDense;  // 24 mod 32
+  static constexpr int kGroupPad = kSpreadTiles ? 4 : 0;
+  // Where tile `tile`'s V starts, in floats from V's start.
+  CNN_FP32_INLINE static constexpr int v_tile(int tile) { return tile * kVTile + tile / 4 * kGroupPad; }
+  // The (tile, channel) that input transform item i of a round with `tiles` tiles computes: consecutive
+  // channels of one tile, then the next tile; where kSpreadTiles, 32 items = 4 tiles x 8 channels, the last
+  // C % 8 channels of every tile after all of those, 32 items = 8 tiles x 4 channels.
+  CNN_FP32_INLINE static constexpr void input_item(int i, int tiles, int& tile, int& c) {
+    if constexpr (!kSpreadTiles) {
+      tile = i / C, c = i % C;
+    } else {
+      constexpr int kEights = C / 8;
+      const int lane = i % 32, warp = i / 32;
+      if (i < tiles * 8 * kEights) {
+        tile = warp / kEights * 4 + lane / 8, c = warp % kEights * 8 + lane % 8;
+      } else {
+        const int j = i - tiles * 8 * kEights;
+        tile = j / 4, c = 8 * kEights + j % 4;
+      }
+    }
   }
   // M in rows of 68: the output stage's lanes (consecutive tiles) read their rows as float4 in different
   // banks; the element-wise stage's lanes (consecutive positions) write one row.
   static constexpr int kMs = kElems + 4;
   // V after the planes (float4-aligned), M after the round's V.
-  static constexpr int kOffV = (kPlanesFloats + 3) / 4 * 4, kOffM = kOffV + kTiles * kVTile;
+  static constexpr int kOffV = (kPlanesFloats + 3) / 4 * 4, kOffM = kOffV + v_tile(kTiles);
   // Tile `tile` of the round: image b, tile row ty, tile column tx.
   CNN_FP32_INLINE static void tile_at(int tile, int& b, int& ty, int& tx) {
     b = tile / T;
@@ -236,7 +256,7 @@ struct GpuRoundLayout {
   static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == kPlaneMod && kVTile % 4 == 0 && kOffM % 4 == 0,
                 "bank spreads, float4 rows");
   static_assert(!kRowQuads || P % 4 == 0, "window rows 16-byte aligned");
-  static_assert(!kSpreadTiles || (kTiles % 4 == 0 && kVTile % 32 == 24), "tiles swapped in fours, A loads' banks");
+  static_assert(!kSpreadTiles || (T % 4 == 0 && kVTile % 32 == 24), "whole groups of 4 tiles, A loads' banks");
 };
 
 // The FLOP a Winograd forward pass executes per image, for the report's efficiency columns: per tile, the
