@@ -1,0 +1,80 @@
+#!/usr/bin/python3
+"""How far from FP64 the network's probabilities land when conv1 runs on the integer tensor cores (numpy
+emulation): pixels as int8 (pixel - 128, exact), the weights as 1, 2 or 3 int8 digits of a scale per filter
+or per (filter, channel), each digit's sums exact (int32), combined in FP32; the half-pixel offset and the
+zero padding as an FP32 correction per output pixel. conv2 and conv3 as cuda:winograd_mma runs them
+(F(4x4) with 3 FP16 products, tile_error.py). The suite's tolerance is 1e-4 (max |p - p_fp64|).
+
+Why: an int8 m16n8k32 runs at twice the FP16 rate, so 2 digits would cost conv1 what one FP16 product costs;
+today it runs 2 (weights split hi / lo, pixels exact in FP16).
+
+    /usr/bin/python3 results/numerics/conv1-int8/int8_error.py [--images N] [--data FILE_OR_DIR]
+"""
+import argparse
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..", "..")
+sys.path.insert(0, os.path.join(HERE, "..", "winograd-tiles"))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import peer_pytorch as peer  # noqa: E402  (the weight and image loaders)
+import tile_error as te  # noqa: E402  (the network, direct convolution, Winograd with FP16 products)
+
+
+def digits_of(w, count, per_channel):
+    """w = s * sum_k d_k 256^-k with int8 digits d_k; s per filter (or per filter and channel)."""
+    axes = (2, 3) if per_channel else (1, 2, 3)
+    s = np.abs(w).max(axis=axes, keepdims=True) / 127
+    r, ds = w / s, []
+    for _ in range(count):
+        d = np.clip(np.round(r), -128, 127)
+        ds.append(d)
+        r = (r - d) * 256
+    return s, ds
+
+
+def conv1_int8(q, w, b, count, per_channel):
+    """conv1 of x = (q + 0.5) / 255 inside the image, 0 in the padding; q = pixel - 128."""
+    s, ds = digits_of(w, count, per_channel)
+    out = np.zeros((len(q), w.shape[0], 32, 32), dtype=np.float32)
+    for k, d in enumerate(ds):
+        for c in range(3) if per_channel else [None]:
+            dc = d if c is None else np.where(np.arange(3)[None, :, None, None] == c, d, 0)
+            sums = te.direct(q, dc, np.zeros(w.shape[0])).astype(np.float32)  # integers, exact
+            sc = s[:, 0 if c is None else c, 0, 0] / 255 * 256.0 ** -k
+            out += sums * sc.astype(np.float32)[None, :, None, None]
+    half = te.direct(np.ones((1, 3, 32, 32)), w, np.zeros(w.shape[0]))[0] * 0.5 / 255  # in-image taps only
+    return out.astype(np.float64) + half.astype(np.float32)[None] + b[None, :, None, None]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--images", type=int, default=1200)
+    ap.add_argument("--data", default=os.path.join(ROOT, "data", "cifar10"))
+    args = ap.parse_args()
+    convs, fc = peer.load_weights(os.path.join(ROOT, "data", "convnetjs-cifar10"))
+    pixels = peer.load_images([args.data])[0][:args.images].reshape(-1, 3, 32, 32).astype(np.float64)
+    ref = te.network(pixels / 255 - 0.5, convs, fc, te.direct)
+    f4 = te.toom_cook(4, 5, te.BASE)
+    w1 = convs[0][0]
+    later = lambda x, w, b: te.winograd(x, w, b, f4, f4, np.float32, "fp16x3")  # conv2, conv3
+    rows = [("conv1 in FP32 (the kernels' accuracy)",
+             lambda x, w, b: te.direct(x.astype(np.float32), w.astype(np.float32), b).astype(np.float64))]
+    for count in (1, 2, 3):
+        for per_channel in (False, True):
+            label = f"conv1 as {count} int8 digit(s), a scale per {'(filter, channel)' if per_channel else 'filter'}"
+            rows.append((label, lambda x, w, b, n=count, pc=per_channel: conv1_int8(pixels - 128, w, b, n, pc)))
+    print(f"{len(ref)} images; max |p - p_fp64| over all probabilities (tolerance 1e-4)")
+    for label, first in rows:
+        p = te.network(pixels / 255 - 0.5, convs, fc, lambda x, w, b: first(x, w, b) if w is w1 else later(x, w, b))
+        err = np.abs(p - ref).max()
+        print(f"  {label:56s} {err:.1e}  {'within' if err <= 1e-4 else 'OVER'}; top-1 as FP64: "
+              f"{np.mean(p.argmax(1) == ref.argmax(1)) * 100:.2f} %")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
