@@ -10,18 +10,14 @@ today it runs 2 (weights split hi / lo, pixels exact in FP16).
 
     /usr/bin/python3 results/numerics/conv1-int8/int8_error.py [--images N] [--data FILE_OR_DIR]
 """
-import argparse
 import os
 import sys
 
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.join(HERE, "..", "..", "..")
 sys.path.insert(0, os.path.join(HERE, "..", "winograd-tiles"))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
-import peer_pytorch as peer  # noqa: E402  (the weight and image loaders)
-import tile_error as te  # noqa: E402  (the network, direct convolution, Winograd with FP16 products)
+import tile_error as te  # noqa: E402  (the loaders, the network, direct convolution, Winograd with FP16 products)
 
 
 def digits_of(w, count, per_channel):
@@ -51,13 +47,7 @@ def conv1_int8(q, w, b, count, per_channel):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--images", type=int, default=1200)
-    ap.add_argument("--data", default=os.path.join(ROOT, "data", "cifar10"))
-    args = ap.parse_args()
-    convs, fc = peer.load_weights(os.path.join(ROOT, "data", "convnetjs-cifar10"))
-    pixels = peer.load_images([args.data])[0][:args.images].reshape(-1, 3, 32, 32).astype(np.float64)
-    ref = te.network(pixels / 255 - 0.5, convs, fc, te.direct)
+    convs, fc, pixels, ref = te.setup(__doc__.split("\n\n")[0])
     f4 = te.toom_cook(4, 5, te.BASE)
     w1 = convs[0][0]
     later = lambda x, w, b: te.winograd(x, w, b, f4, f4, np.float32, "fp16x3")  # conv2, conv3
@@ -67,12 +57,9 @@ def main():
         for per_channel in (False, True):
             label = f"conv1 as {count} int8 digit(s), a scale per {'(filter, channel)' if per_channel else 'filter'}"
             rows.append((label, lambda x, w, b, n=count, pc=per_channel: conv1_int8(pixels - 128, w, b, n, pc)))
-    print(f"{len(ref)} images; max |p - p_fp64| over all probabilities (tolerance 1e-4)")
     for label, first in rows:
         p = te.network(pixels / 255 - 0.5, convs, fc, lambda x, w, b: first(x, w, b) if w is w1 else later(x, w, b))
-        err = np.abs(p - ref).max()
-        print(f"  {label:56s} {err:.1e}  {'within' if err <= 1e-4 else 'OVER'}; top-1 as FP64: "
-              f"{np.mean(p.argmax(1) == ref.argmax(1)) * 100:.2f} %")
+        te.report(label, p, ref, 56)
     return 0
 
 

@@ -125,16 +125,30 @@ def network(images, convs, fc, conv):
     return e / e.sum(1, keepdims=True)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def setup(description):
+    """The command line (--images, --data), the weights, the images' pixels (float64, 0 .. 255) and their FP64
+    probabilities; prints the header of the table."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--images", type=int, default=1200)
     ap.add_argument("--data", default=os.path.join(ROOT, "data", "cifar10"))
     args = ap.parse_args()
     convs, fc = peer.load_weights(os.path.join(ROOT, "data", "convnetjs-cifar10"))
-    pixels = peer.load_images([args.data])[0]
-    pixels = pixels[:args.images]
-    images = pixels.reshape(-1, 3, 32, 32).astype(np.float64) / 255 - 0.5
-    ref = network(images, convs, fc, direct)
+    pixels = peer.load_images([args.data])[0][:args.images].reshape(-1, 3, 32, 32).astype(np.float64)
+    ref = network(pixels / 255 - 0.5, convs, fc, direct)
+    print(f"{len(ref)} images; max |p - p_fp64| over all probabilities (tolerance 1e-4)")
+    return convs, fc, pixels, ref
+
+
+def report(label, p, ref, width):
+    """A row of the table: the largest probability error against the tolerance, and the top-1 agreement."""
+    err = np.abs(p - ref).max()
+    print(f"  {label:{width}s} {err:.1e}  {'within' if err <= 1e-4 else 'OVER'}; top-1 as FP64: "
+          f"{np.mean(p.argmax(1) == ref.argmax(1)) * 100:.2f} %")
+
+
+def main():
+    convs, fc, pixels, ref = setup(__doc__.split("\n\n")[0])
+    images = pixels / 255 - 0.5
     f4 = toom_cook(4, 5, BASE)
     rows = [("F(4x4), FP32: the variants' tiles", f4, f4, None)]
     for name, extra in EXTRA.items():
@@ -148,7 +162,6 @@ def main():
         rows.append((f"F(4x4), products in {scheme}", f4, f4, scheme))
     for scheme in ("fp16x3", "fp16x2, U unsplit", "fp16x2, V unsplit"):
         rows.append((f"F(4x4), conv2+3 products in {scheme}", f4, f4, scheme, {1, 2}))
-    print(f"{len(ref)} images; max |p - p_fp64| over all probabilities (tolerance 1e-4)")
     for label, th, tw, products, *only in rows:
         tw = tw or th
         layers = only[0] if only else {0, 1, 2}
@@ -161,10 +174,7 @@ def main():
         if np.abs(exact - ref[:50]).max() > 1e-9:
             print(f"{label}: the construction is not exact in FP64", file=sys.stderr)
             return 1
-        p = network(images, convs, fc, lambda x, w, b: conv(x, w, b, np.float32, products))
-        err = np.abs(p - ref).max()
-        print(f"  {label:44s} {err:.1e}  {'within' if err <= 1e-4 else 'OVER'}; top-1 as FP64: "
-              f"{np.mean(p.argmax(1) == ref.argmax(1)) * 100:.2f} %")
+        report(label, network(images, convs, fc, lambda x, w, b: conv(x, w, b, np.float32, products)), ref, 44)
     return 0
 
 
