@@ -2,9 +2,9 @@
 """How far from FP64 the network's probabilities land when its three 5x5 convolutions run as Winograd
 F(m_h x m_w, 5x5) in FP32 (numpy emulation), for tile shapes and interpolation points beyond the F(4x4, 5x5)
 that every Winograd variant uses, and with the element-wise products in BF16 splits (what AMX-BF16 would
-execute) or FP16 splits (cuda:winograd_mma's tensor cores: 3 products, or 2 with one operand unsplit). The
-suite's tolerance is 1e-4 (max |p - p_fp64|). Indicative, not a kernel: numpy's sums run in another order than
-any kernel's.
+execute) or FP16 splits (cuda:winograd_mma's tensor cores: 3 products, or 2 with one operand unsplit; and the
+transforms too on the tensor cores, their data split in 2). The suite's tolerance is 1e-4 (max |p - p_fp64|).
+Indicative, not a kernel: numpy's sums run in another order than any kernel's.
 
 Transforms by Toom-Cook over the given points plus infinity, built exactly (fractions) and then rounded:
 AT[i][j] = p_j^i, G[j][k] = p_j^k / N_j (N_j = prod_{l != j} (p_j - p_l)), BT = N W^-1 with W[s][j] = p_j^s.
@@ -74,11 +74,24 @@ def split(x, rnd=bf16):
 
 
 # Split products: the rounding, U's scale before its split (cuda:winograd_mma scales U by 2^10 so that its FP16 lo
-# parts stay normal), and which (U part, V part) products are summed (0 = hi, 1 = lo).
-PRODUCTS = {"bf16x3": (bf16, 1.0, [(0, 0), (1, 0), (0, 1)]), "bf16x4": (bf16, 1.0, [(0, 0), (1, 0), (0, 1), (1, 1)]),
-            "fp16x3": (fp16, 1024.0, [(0, 0), (1, 0), (0, 1)]),
-            "fp16x2, U unsplit": (fp16, 1024.0, [(0, 0), (0, 1)]),
-            "fp16x2, V unsplit": (fp16, 1024.0, [(0, 0), (1, 0)])}
+# parts stay normal), which (U part, V part) products are summed (0 = hi, 1 = lo), and the transforms' data
+# scale where they too run on the tensor cores: BT and AT are exact in FP16 (their entries are sums of powers
+# of two up to 8), so each matrix product of a transform is 2, the data split hi + lo and summed in FP32.
+PRODUCTS = {"bf16x3": (bf16, 1.0, [(0, 0), (1, 0), (0, 1)], None),
+            "bf16x4": (bf16, 1.0, [(0, 0), (1, 0), (0, 1), (1, 1)], None),
+            "fp16x3": (fp16, 1024.0, [(0, 0), (1, 0), (0, 1)], None),
+            "fp16x2, U unsplit": (fp16, 1024.0, [(0, 0), (0, 1)], None),
+            "fp16x2, V unsplit": (fp16, 1024.0, [(0, 0), (1, 0)], None),
+            "fp16x3, transforms fp16x2": (fp16, 1024.0, [(0, 0), (1, 0), (0, 1)], 1.0)}
+
+
+def transform(left, x, right, dtype, scale):
+    """left @ x @ right.T over the last two axes: in dtype, or (scale given) as two FP16 tensor-core products per
+    matrix product, x scaled by `scale`, split hi + lo, the parts' products summed in FP32."""
+    if scale is None:
+        return left @ x @ right.T
+    times = lambda a, y: sum(a @ part for part in split(y * np.float32(scale), fp16)) / np.float32(scale)
+    return times(right, times(left, x).swapaxes(-1, -2)).swapaxes(-1, -2)
 
 
 def direct(x, w, b):
@@ -103,14 +116,15 @@ def winograd(x, w, b, rows, cols, dtype, products=None):
     for ty in range(side // mh):
         for tx in range(side // mw):
             d = pad[:, :, ty * mh:ty * mh + mh + 4, tx * mw:tx * mw + mw + 4]
-            v = bth @ d @ btw.T
+            tr = PRODUCTS[products][3] if products else None
+            v = transform(bth, d, btw, dtype, tr)
             if products is None:
                 m = np.einsum("fcab,ncab->nfab", u, v)
             else:
-                rnd, scale, terms = PRODUCTS[products]
+                rnd, scale, terms, _ = PRODUCTS[products]
                 vs, us = split(v, rnd), split(u * np.float32(scale), rnd)
                 m = sum(np.einsum("fcab,ncab->nfab", us[i], vs[j]) for i, j in terms) / np.float32(scale)
-            out[:, :, ty * mh:ty * mh + mh, tx * mw:tx * mw + mw] = ath @ m @ atw.T
+            out[:, :, ty * mh:ty * mh + mh, tx * mw:tx * mw + mw] = transform(ath, m, atw, dtype, tr)
     return out.astype(np.float64) + b[None, :, None, None]
 
 
@@ -160,7 +174,7 @@ def main():
         rows.append((f"F(4x8) in conv{layer + 1} only, +-3/4, 4/3", f4, f48, None, {layer}))
     for scheme in ("bf16x3", "bf16x4"):
         rows.append((f"F(4x4), products in {scheme}", f4, f4, scheme))
-    for scheme in ("fp16x3", "fp16x2, U unsplit", "fp16x2, V unsplit"):
+    for scheme in ("fp16x3", "fp16x2, U unsplit", "fp16x2, V unsplit", "fp16x3, transforms fp16x2"):
         rows.append((f"F(4x4), conv2+3 products in {scheme}", f4, f4, scheme, {1, 2}))
     for label, th, tw, products, *only in rows:
         tw = tw or th
