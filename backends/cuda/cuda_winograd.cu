@@ -105,7 +105,10 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
   static constexpr int kOffPooled = kOffM + F * kFs;
   static constexpr int kPooledFloats = kPooledHere ? kImages * F * kPooled * kPooled : 0;  // conv3: for the FC
   static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
-  static_assert(kOffPooled % 4 == 0, "conv3's pooled outputs 16-byte aligned for the FC");
+  // conv3's FC loads float4s (fc_softmax_warp) where registers allow: the FP32 layers' conv3 (168 a thread) spills
+  // 20 bytes with them.
+  static constexpr bool kFcQuads = Ew::kTensorCores;
+  static_assert(!kFcQuads || kOffPooled % 4 == 0, "conv3's pooled outputs 16-byte aligned for the FC");
   static_assert(kTiles % kChunk == 0, "whole chunks");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
   static_assert(L.kernel == kKernel && L.pad == 2, "5x5, pad 2: the output side is the input side");
@@ -504,8 +507,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const auto fc_softmax = [&] {
       const int warp = t / 32, lane = t % 32;
       if (warp < fc_images)
-        fc_softmax_warp</*kQuads=*/true>(pooled_buf + warp * kFc.inputs(), wfc, bfc,
-                                         output + (std::size_t(fc_first) + warp) * kClasses, lane);
+        fc_softmax_warp<Lay::kFcQuads>(pooled_buf + warp * kFc.inputs(), wfc, bfc,
+                                       output + (std::size_t(fc_first) + warp) * kClasses, lane);
     };
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);
