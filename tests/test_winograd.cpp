@@ -131,16 +131,14 @@ void expect_spread_tiles_off_the_same_banks() {
     for (int first = 0; first < tiles * C; first += 32) {
       bool bank[32] = {}, group[4][8] = {};
       for (int i = first; i < std::min(first + 32, tiles * C); ++i) {
-        int tile, c, b, ty, tx;
+        int tile, c;
         Round::input_item(i, tiles, tile, c);
         ASSERT_TRUE(tile >= 0 && tile < tiles && c >= 0 && c < C) << "item " << i << " of " << tiles << " tiles";
         ++seen[std::size_t(tile) * C + c];
         const int at = Round::v_tile(tile) + c;
         EXPECT_FALSE(bank[at % 32]) << C << " channels, " << tiles << " tiles, item " << i;
         bank[at % 32] = true;
-        Round::tile_at(tile, b, ty, tx);
-        const int window = (b * C + c) * Round::kPlane + kOut * ty * Round::P + kOut * tx;
-        bool& quad = group[(i - first) / 8][window / 4 % 8];
+        bool& quad = group[(i - first) / 8][Round::window_at(tile, c) / 4 % 8];
         EXPECT_FALSE(quad) << C << " channels, " << tiles << " tiles, item " << i << ": window rows";
         quad = true;
       }
@@ -153,7 +151,7 @@ TEST(Winograd, GpuRoundSpreadTilesKeepEveryStageOffTheSameBanks) {
   expect_spread_tiles_off_the_same_banks<GpuRoundLayout<16, 16, 20, 1, true>>();
   expect_spread_tiles_off_the_same_banks<GpuRoundLayout<20, 8, 12, 4, true>>();
   static_assert(!GpuRoundLayout<20, 8, 12, 4>::kSpreadTiles && !GpuRoundLayout<3, 32, 36, 1, true>::kSpreadTiles,
-                "the FP32 and conv1 layouts keep theirs");
+                "the FP32 layouts and a 3-channel one keep theirs");
 }
 
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor

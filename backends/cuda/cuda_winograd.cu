@@ -433,11 +433,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   };
   // The stages, item by item. Input transform: item i = (tile, channel) of the round's `tiles` tiles.
   const auto transform_item = [&](int i, int tiles) {
-    int tile, c, b, ty, tx;
+    int tile, c;
     Lay::input_item(i, tiles, tile, c);
-    Lay::tile_at(tile, b, ty, tx);
-    const float* window = in + (b * C + c) * Lay::kPlane + wg::kOut * ty * P + wg::kOut * tx;
-    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(window, vbuf + Lay::v_tile(tile) + c);
+    wg::tile_input_transform<P, kPs, Lay::kRowQuads>(in + Lay::window_at(tile, c), vbuf + Lay::v_tile(tile) + c);
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
   // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).

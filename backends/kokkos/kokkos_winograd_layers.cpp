@@ -151,11 +151,9 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
     team.team_barrier();
     // Input transform: a thread per (tile, channel), consecutive channels on consecutive threads.
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, tiles * C), [&](int i) {
-      int tile, c, b, ty, tx;
+      int tile, c;
       L::input_item(i, tiles, tile, c);
-      L::tile_at(tile, b, ty, tx);
-      wg::tile_input_transform<P, kPs>(in + (b * C + c) * L::kPlane + wg::kOut * ty * P + wg::kOut * tx,
-                                       vbuf + L::v_tile(tile) + c);
+      wg::tile_input_transform<P, kPs>(in + L::window_at(tile, c), vbuf + L::v_tile(tile) + c);
     });
     for (int chunk = 0; chunk * kChunk < tiles; ++chunk) {
       team.team_barrier();  // V is complete / the previous chunk's output stage is done with M

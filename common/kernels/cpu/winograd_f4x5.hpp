@@ -219,7 +219,7 @@ struct GpuRoundLayout {
   //   more between groups of 4 tiles put on 32 banks too (input_item).
   static constexpr bool kSpreadTiles = kRowQuadLoads && C >= 16 && C % 4 == 0;
   static constexpr int kVTileDense = kElems * kPs + kC4;
-  static constexpr int kVTile = kSpreadTiles ? kVTileDense + (56 - kVTileDense % 32) % 32 : kVTileDense;  // 24 mod 32
+  static constexpr int kVTile = kSpreadTiles ? kVTileDense + (24 + 32 - kVTileDense % 32) % 32 : kVTileDense;
   static constexpr int kGroupPad = kSpreadTiles ? 4 : 0;
   // Where tile `tile`'s V starts, in floats from V's start.
   CNN_FP32_INLINE static constexpr int v_tile(int tile) { return tile * kVTile + tile / 4 * kGroupPad; }
@@ -251,6 +251,12 @@ struct GpuRoundLayout {
     const int k = tile % T;
     ty = kColumnMajor ? k % TS : k / TS;
     tx = kColumnMajor ? k / TS : k % TS;
+  }
+  // Where the input window of tile `tile`, channel c (its 8 x 8 values from the top left) starts in the planes.
+  CNN_FP32_INLINE static int window_at(int tile, int c) {
+    int b, ty, tx;
+    tile_at(tile, b, ty, tx);
+    return (b * C + c) * kPlane + kOut * ty * P + kOut * tx;
   }
   static_assert(IS % kOut == 0, "whole tiles");
   static_assert(kPs >= C && kPs % 8 == 4 && kPlane % 32 == kPlaneMod && kVTile % 4 == 0 && kOffM % 4 == 0,
