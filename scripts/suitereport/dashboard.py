@@ -37,6 +37,7 @@ table.summary th { background: #f5f5f5; font-weight: 600; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.slower, span.slower { color: #c0211f; font-weight: 600; }
 td.faster, span.faster { color: #1d7a1d; font-weight: 600; }
+td.machine { color: #7f7f7f; }
 td.busy { color: #888; }
 code, .hash { font-family: ui-monospace, monospace; font-size: 12px; }
 ul.range { margin: 0; padding-left: 1.1em; }
@@ -61,6 +62,7 @@ circle.point { cursor: pointer; }
 circle.busy { fill: #fff; }
 circle.step-slower { stroke: #d62728; stroke-width: 3; }
 circle.step-faster { stroke: #2ca02c; stroke-width: 3; }
+circle.step-machine { stroke: #7f7f7f; stroke-width: 3; stroke-dasharray: 2 2; }
 #tip { position: fixed; pointer-events: none; background: #222; color: #fff; padding: 5px 8px;
   border-radius: 3px; font-size: 12px; display: none; white-space: pre; max-width: 60em; z-index: 5; }
 #count { color: #666; }
@@ -83,6 +85,14 @@ candidates, not verdicts)</summary>
 change. Under load most are the machine, not the code: confirm one with a quiet rerun of both commits or
 <code>scripts/history bisect BENCHMARK GOOD BAD</code>.</p>
 <div id="candidates"></div></details>
+<details id="machine-box"><summary><b>Moved with no change to the code they run</b> (<span id="machine-count"></span>,
+not regressions)</summary>
+<p class="lead">Steps whose commit range git knows and none of whose commits changes a file the variant is built
+from (its registration and what that includes, the rest of its backend's folder but other variants' own files,
+the shared and common code, the harness and the build). What moved them is the machine, its driver or toolchain:
+a GPU report comes from a fresh machine each session, and a launch-bound run at few images moves by 10-25 %%
+between them. Circled grey in the charts.</p>
+<div id="no-code-change"></div></details>
 <h2>Latest against previous, per machine</h2><div id="latest" class="grid"></div>
 <div id="failures"></div>
 <p id="notes" class="lead"></p>
@@ -282,6 +292,8 @@ stepTable("regressions", regressions, "No regression found: no benchmark got slo
 stepTable("improvements", improvements, "No improvement beyond the threshold and the noise.");
 stepTable("candidates", DATA.candidates, "None.");
 document.getElementById("candidate-count").textContent = DATA.candidates.length;
+stepTable("no-code-change", DATA.no_code_change, "None.");
+document.getElementById("machine-count").textContent = DATA.no_code_change.length;
 latestGrid();
 failures();
 document.getElementById("notes").textContent = DATA.notes;
@@ -333,6 +345,7 @@ def page_data(a):
                        "series": [_series_data(s) for s in sorted(ss, key=lambda s: (s.variant, s.threads))]})
     steps = [_step(st) for st in a.steps]
     candidates = [_step(st) for st in getattr(a, "busy_steps", [])]
+    unexplained = [_step(st) for st in getattr(a, "no_code_change", [])]
     latest = []
     for machine in sorted({s.machine for s in a.series}):
         rows = []
@@ -344,9 +357,10 @@ def page_data(a):
                          "busy": last.busy, "prev": prev.commit if prev else "", "prev_ms": _r(prev.median_ms) if prev else 0,
                          "change": _r(last.median_ms / prev.median_ms - 1) if prev else 0.0, "step": last.step})
         latest.append({"machine": machine, "rows": rows})
-    used = {c for st in a.steps + getattr(a, "busy_steps", []) for c, _ in st.range} | \
+    used = {c for st in a.steps + getattr(a, "busy_steps", []) + getattr(a, "no_code_change", [])
+            for c, _ in st.range} | \
         {p.commit for s in a.series for p in s.points} | {c for c, *_ in a.failures}
-    return _finish(a, charts, steps, candidates, latest, used)
+    return _finish(a, charts, steps, candidates, latest, used, unexplained)
 
 
 def _step(st):
@@ -357,14 +371,15 @@ def _step(st):
               "suspects": st.suspects, "dirty": st.point.dirty}
 
 
-def _finish(a, charts, steps, candidates, latest, used):
+def _finish(a, charts, steps, candidates, latest, used, unexplained=()):
     points = [p for s in a.series for p in s.points]
     busy = sum(p.busy for p in points)
     notes = (f"{len(a.entries)} store lines, {len(a.order)} commits, {len(a.series)} series, {len(points)} points; "
              f"{busy} point(s) measured on a busy machine"
              + (" (used for verdicts: --include-busy)." if a.include_busy else
                 " (drawn hollow; not a base nor a verdict: --include-busy uses them)."))
-    return {"charts": charts, "steps": steps, "candidates": candidates, "latest": latest,
+    return {"charts": charts, "steps": steps, "candidates": candidates, "no_code_change": list(unexplained),
+            "latest": latest,
             "failures": [{"commit": c, "status": st, "error": err[:300]} for c, _, st, err in a.failures],
             "subjects": {c: a.subjects.get(c, "") for c in sorted(used)},
             "machines": sorted({s.machine for s in a.series}),

@@ -8,6 +8,7 @@ their first report: each goes after the last known commit that comes before it b
 """
 
 import subprocess
+from functools import lru_cache
 from pathlib import Path
 
 from . import identity
@@ -65,19 +66,132 @@ def commits_between(repo, older, newer):
     return _git(repo, "rev-list", "--topo-order", "--reverse", f"{older}..{newer}").split()
 
 
-# What no backend runs: results, documents, the report tools and tests, CI, the embedded data.
-NOT_RUN = ("results", "*.md", "scripts", "tests", ".ci", "fuzz", "benchmarks", "data")
+# What no backend runs: results, documents, the report tools and tests (also a backend's own, <name>_test.*),
+# CI, the embedded data.
+NOT_RUN = ("results", "*.md", "scripts", "tests", "*_test.cpp", "*_test.cu", ".ci", "fuzz", "benchmarks", "data")
 
 
 def code_of(backend, backends):
     """Git pathspecs of the code a backend's runs depend on, nearest first: (why, pathspecs) for its own
     folder, the shared kernels under backends/ (folders of none of `backends`: the manifests' list and the
     backend itself), and the rest of the code (common/, suite/, the build); never what no backend runs or
-    the other backends' folders."""
+    the other backends' folders. The broad answer, where the variant's own files are unknown (code_of_variant)."""
     not_run = [f":(exclude){p}" for p in NOT_RUN]
     return [("its folder", [f"backends/{backend}"] + not_run),
             ("shared kernels", ["backends"] + not_run + [f":(exclude)backends/{b}" for b in sorted(backends)]),
             ("common code", ["."] + not_run + [":(exclude)backends"])]
+
+
+SOURCES = ("*.cpp", "*.cc", "*.cu", "*.hpp", "*.h", "*.cuh", "*.inl")
+HEADER_SUFFIXES = (".hpp", ".h", ".cuh", ".inl")
+SOURCE_SUFFIXES = (".cpp", ".cc", ".cu")
+
+
+def _strip(commit, where):
+    return where[len(commit) + 1:] if where.startswith(commit + ":") else where
+
+
+@lru_cache(maxsize=64)
+def _tree(repo, commit):
+    return frozenset(_git(repo, "ls-tree", "-r", "--name-only", commit).splitlines())
+
+
+@lru_cache(maxsize=64)
+def _quoted_includes(repo, commit):
+    """{path: [included names]} of the repository's C++/CUDA files at `commit` (one git grep)."""
+    out = {}
+    for line in _git(repo, "grep", "-z", "-I", "--no-color", "-e", '#include "', commit, "--", *SOURCES).splitlines():
+        where, _, text = line.partition("\0")
+        name = text.split('"')
+        if len(name) >= 3 and text.lstrip().startswith("#include"):
+            out.setdefault(_strip(commit, where), []).append(name[1])
+    return out
+
+
+@lru_cache(maxsize=64)
+def _naming_files(repo, commit, variants):
+    """{(backend, variant): [source files under backends/<backend>/ that hold the variant's name as a string
+    literal: where it is registered]} at `commit` (one git grep)."""
+    names = sorted({v for _, v in variants})
+    if not names:
+        return {}
+    args = ["grep", "-z", "-o", "-I", "--no-color", "-F"]
+    for v in names:
+        args += ["-e", f'"{v}"']
+    found = {}
+    for line in _git(repo, *args, commit, "--", "backends").splitlines():
+        where, _, text = line.partition("\0")
+        path = _strip(commit, where)
+        if path.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES) and not path.endswith(("_test.cpp", "_test.cu")):
+            found.setdefault((path.split("/")[1] if path.count("/") >= 2 else "", text.strip('"')), set()).add(path)
+    return {k: sorted(found.get(k, ())) for k in variants}
+
+
+def _closure(roots, tree, includes):
+    """The roots and every repository file they include with "..." (from the repository root or the including
+    file's folder), transitively, with the source file beside each included header (its definitions)."""
+    seen, todo = set(), list(roots)
+    while todo:
+        path = todo.pop()
+        if path in seen or path not in tree:
+            continue
+        seen.add(path)
+        here = path.rsplit("/", 1)[0] if "/" in path else ""
+        for name in includes.get(path, []):
+            for cand in (name, f"{here}/{name}" if here else name):
+                cand = _normal(cand)
+                if cand in tree:
+                    todo.append(cand)
+                    break
+        if path.endswith(HEADER_SUFFIXES):
+            stem = path.rsplit(".", 1)[0]
+            todo += [stem + suffix for suffix in SOURCE_SUFFIXES if stem + suffix in tree]
+    return seen
+
+
+def _normal(path):
+    parts = []
+    for part in path.split("/"):
+        if part == "..":
+            if parts:
+                parts.pop()
+        elif part not in ("", "."):
+            parts.append(part)
+    return "/".join(parts)
+
+
+def others_only(repo, commit, variant, variants):
+    """The files that, at `commit`, only other variants are built from: in the include closure (_closure) of
+    a file that registers another of `variants` ((backend, name) pairs) and not in this variant's. None where
+    the variant's own registration is not found (then nothing is excluded). A file no registration reaches
+    (a kernel linked, not included) is never among them: it may be anyone's."""
+    tree = _tree(str(repo), commit)
+    if not tree:
+        return None
+    naming = _naming_files(str(repo), commit, frozenset(variants) | {variant})
+    own_roots = naming.get(variant, [])
+    if not own_roots:
+        return None
+    includes = _quoted_includes(str(repo), commit)
+    mine = _closure(own_roots, tree, includes)
+    theirs = set()
+    for other, roots in naming.items():
+        if other != variant:
+            theirs |= _closure([r for r in roots if r not in mine], tree, includes)
+    return theirs - mine
+
+
+def code_of_variant(repo, older, newer, variant, variants, backends):
+    """code_of for one (backend, variant), less the files only other variants are built from at both ends
+    of the range (others_only at `older` and at `newer`): a commit that changes only another variant's
+    kernel (its file, the headers only it includes) cannot have moved this one."""
+    backend = variant[0]
+    ends = [others_only(repo, c, variant, variants) for c in (older, newer)]
+    out = code_of(backend, backends)
+    if any(e is None for e in ends):
+        return out
+    drop = [f":(exclude){f}" for f in sorted(ends[0] & ends[1])]
+    return [(why, paths + drop) for why, paths in out]
 
 
 def commits_touching(repo, older, newer, paths):

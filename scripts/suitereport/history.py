@@ -336,7 +336,8 @@ class Point:
     median_ms: float
     samples: list
     passed: object
-    step: str = ""  # "slower" / "faster" where the benchmark moved beyond its noise here
+    step: str = ""  # "slower" / "faster" where the benchmark moved beyond its noise here; "machine" where it
+    # moved so with no change to the code it runs (Step.no_code_change)
     change: float = 0.0  # median ratio to the base point - 1
     medians: list = field(default_factory=list)  # of each report (for runs without passes)
     busy: bool = False  # every report of this point saw a busy machine
@@ -380,6 +381,9 @@ class Step:
     p_value: float = None
     basis: str = ""
     suspects: list = field(default_factory=list)  # [(commit, why)]: the range's commits that change code it runs
+    # git knew the range and none of its commits changes code the benchmark runs: the machine, its driver or
+    # toolchain moved it, not a commit (shown apart, never a regression)
+    no_code_change: bool = False
 
     @property
     def confidence(self):
@@ -467,8 +471,9 @@ def steps(series_list, order, subjects, between=None, touching=None):
     """Every step marked by series(), with the commits that could have caused it: those the step's commit
     has and the base's has not (between(base, commit): git rev-list base..commit, so a branch merged
     elsewhere in the topological order is not blamed), else those after the base up to the step in the
-    order. Suspects first: touching(base, commit, backend) names the range's commits that change code
-    the backend runs (git_order.code_of), where a step of that backend most likely comes from."""
+    order. Suspects first: touching(base, commit, backend, variant) names the range's commits that change
+    code the variant runs (git_order.code_of_variant), where a step of it most likely comes from. Where git
+    gave the range and none of its commits changes that code, the step is no_code_change."""
     index = {c: i for i, c in enumerate(order)}
     out = []
     cache = {}
@@ -496,8 +501,11 @@ def steps(series_list, order, subjects, between=None, touching=None):
                     after = after[:-1]  # the next point measured its own commit
                 rng += [(c, subjects.get(c, "")) for c in after]
                 upto = after[-1] if after else p.commit
-            changed = touching(p.base, upto, s.backend) if touching and len(rng) > 1 else {}
-            out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value, suspects=suspects(rng, changed)))
+            known = bool(touching and cache.get(key))
+            changed = touching(p.base, upto, s.backend, s.variant) if known else {}
+            found = suspects(rng, changed)
+            out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value, suspects=found,
+                            no_code_change=known and not found))
     out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
     return out
 
@@ -554,6 +562,7 @@ class Analysis:
     alpha: float
     include_busy: bool
     busy_steps: list = field(default_factory=list)  # steps seen only with the busy points: candidates
+    no_code_change: list = field(default_factory=list)  # steps no commit of their range explains (Step)
 
 
 def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAULT_ALPHA, include_busy=False,
@@ -567,23 +576,33 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
         return git_order.commits_between(repo_dir, older, newer)
 
     backends = set(manifests.manifests())  # the folders under backends/ that are backends
+    # Every variant the store measured: the code only the others are built from is no suspect of a step.
+    variants = frozenset((s.backend, s.variant) for s in series_list if not s.peer)
 
     @lru_cache(maxsize=None)  # the busy-point pass below asks again for the steps the quiet one found
-    def touching(older, newer, backend):
+    def touching(older, newer, backend, variant):
         found = {}
-        for why, paths in git_order.code_of(backend, backends | {backend}):
+        for why, paths in git_order.code_of_variant(repo_dir, older, newer, (backend, variant), variants,
+                                                    backends | {backend}):
             for c in git_order.commits_touching(repo_dir, older, newer, paths):
                 found.setdefault(c, why)
         return found
 
     found = steps(series_list, order, subjects, between, touching)
+    # A step no commit explains is the machine's (a fresh GPU machine per session, a driver, a toolchain):
+    # marked so on its point and listed apart.
+    unexplained = [st for st in found if st.no_code_change]
+    for st in unexplained:
+        st.point.step = "machine"
+    found = [st for st in found if not st.no_code_change]
     candidates = []
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
         known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
         loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between, touching)
+        known |= {(st.series.platform, st.series.benchmark, st.point.commit) for st in unexplained}
         candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
-                      and sustained(st, threshold, alpha)]
+                      and not st.no_code_change and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
-                    alpha, include_busy, candidates)
+                    alpha, include_busy, candidates, unexplained)

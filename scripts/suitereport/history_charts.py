@@ -1,7 +1,8 @@
 """PNG charts of the history store: one per platform x backend x image count (its variants as lines,
 each in its palette colour, the same as on the dashboard; dashed where a CPU run used more than one
 thread), and one overview per platform (every benchmark, log scale). Commits in git order; a point made
-on a busy machine is hollow; steps are circled (red slower, green faster)."""
+on a busy machine is hollow; steps are circled (red slower, green faster, grey where no commit changed the code
+it runs)."""
 
 import re
 
@@ -10,7 +11,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from . import palette
 from .charts import plain_number, plt, save  # matplotlib with the Agg backend, deterministic PNG bytes
 
-STEP_COLORS = {"slower": "#d62728", "faster": "#2ca02c"}
+STEP_COLORS = {"slower": "#d62728", "faster": "#2ca02c", "machine": "#7f7f7f"}  # machine: no code change
 
 
 def slug(text):

@@ -111,7 +111,8 @@ def cmd_html(args):
     except (safe_io.UnsafePath, OSError) as e:
         raise load.ReportError(str(e) if isinstance(e, safe_io.UnsafePath) else f"{out}: {e.strerror}") from None
     print(f"wrote {load.shown(out)} ({len(a.series)} series over {len(a.order)} commits, "
-          f"{sum(1 for s in a.steps if s.direction == 'slower')} regressions)")
+          f"{sum(1 for s in a.steps if s.direction == 'slower')} regressions, "
+          f"{len(a.no_code_change)} moved with no change to their code)")
     if args.screenshot:
         from . import browser
         shot = Path(args.screenshot).resolve()

@@ -409,3 +409,54 @@ def test_a_step_measured_on_uncommitted_changes_suspects_the_commits_after_it(tm
     assert step.point.commit == commits[1] and step.point.dirty
     assert [c for c, _ in step.range] == commits[1:3]  # up to the next point, not its own commit
     assert step.suspects == [(commits[2], "its folder")]
+
+
+def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path):
+    # serial:register_tiles (stored as "opt", its old name) is registered in serial_opt.cpp, which includes common/kernels/opt.hpp; serial:naive's own
+    # files are serial_naive.cpp and the header only it includes. serial_kernels.cpp is linked, included by
+    # no registration: it may be anyone's.
+    base = {"backends/serial/serial_opt.cpp": '#include "common/kernels/opt.hpp"\nconst char* v = "register_tiles";\n',
+            "backends/serial/serial_naive.cpp": '#include "common/kernels/naive.hpp"\nconst char* v = "naive";\n',
+            "backends/serial/serial_kernels.cpp": "int k;\n", "common/kernels/opt.hpp": "// opt\n",
+            "common/kernels/naive.hpp": "// naive\n", "common/kernels/naive.cpp": "// naive's definitions\n"}
+    repo, commits = throwaway_repo(tmp_path, [("README", "base")])
+
+    def commit(path, subject, text=None):
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(text if text is not None else (repo / path).read_text() + f"// {subject}\n")
+        for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)):
+            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+        commits.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                      text=True).stdout.strip())
+
+    for path, text in base.items():
+        commit(path, f"add {path}", text)
+    first = len(commits) - 1
+    commit("backends/serial/serial_naive.cpp", "naive's kernel")            # another variant's own file
+    commit("common/kernels/naive.hpp", "naive's header")                    # included by naive only
+    commit("common/kernels/naive.cpp", "naive's definitions")               # the source beside that header
+    commit("backends/serial/serial_test.cpp", "a test", "int t;\n")         # the backend's tests
+    commit("backends/openmp/k.cpp", "openmp", "int o;\n")                   # another backend
+    machine = len(commits) - 1
+    commit("common/kernels/opt.hpp", "opt's header")
+    header = len(commits) - 1
+    commit("backends/serial/serial_kernels.cpp", "the linked kernels")
+    linked = len(commits) - 1
+    points = [(first, 10.0), (machine, 13.0), (header, 17.0), (linked, 22.0)]
+    entries = [store_line(commits[i], f"2026-11-0{k + 1}T00:00:00Z", ms=ms) for k, (i, ms) in enumerate(points)]
+    entries += [store_line(commits[i], f"2026-11-0{k + 1}T00:00:00Z", variant="naive", label="n")
+                for k, (i, _) in enumerate(points)]
+    a = history.analyse(entries, repo=repo)
+    [moved] = a.no_code_change
+    assert moved.point.commit == commits[machine] and moved.point.step == "machine" and moved.suspects == []
+    assert [c for c, _ in moved.range] == commits[first + 1:machine + 1]  # the range is still shown
+    steps = {st.point.commit: st for st in a.steps}
+    assert sorted(steps) == sorted([commits[header], commits[linked]])
+    assert steps[commits[header]].suspects == [(commits[header], "common code")]
+    assert steps[commits[linked]].suspects == [(commits[linked], "its folder")]
+    assert all(st.direction == "slower" for st in steps.values())
+    # the dashboard lists it apart from the regressions
+    from suitereport import dashboard
+    data = dashboard.page_data(a)
+    assert [s["commit"] for s in data["no_code_change"]] == [commits[machine]]
+    assert commits[machine] not in [s["commit"] for s in data["steps"]]
