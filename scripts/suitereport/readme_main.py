@@ -158,13 +158,15 @@ def _history_section(results_dir, charts_dir, draw_dir, pending):
     store = results_dir / "history" / "store.jsonl"
     if not store.is_file():
         return []
-    from . import charts, dashboard, history, history_charts
+    from . import charts, dashboard, history, history_charts, palette
     entries = history.read_store(store)
     if not entries:
         return []
-    commits = history.commit_order(entries)
-    series_list = history.series(entries)
-    pending[results_dir / "history" / "dashboard.html"] = dashboard.render(series_list, commits, store.name, 0.10)
+    # As `scripts/history html`: the steps with their suspects, those no commit explains marked the machine's.
+    a = history.analyse(entries, store.name)
+    palette.register_series(a.series)
+    commits, series_list = a.order, a.series
+    pending[results_dir / "history" / "dashboard.html"] = dashboard.render(a)
     lines = ["## History over commits", "",
              f"`history/store.jsonl`: {len(entries)} report(s) over {len(commits)} commit(s) "
              f"({len(series_list)} series). The dashboard, one file that works offline: "
