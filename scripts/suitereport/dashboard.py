@@ -133,7 +133,7 @@ function commitCell(td, c) {  // the subject cut to one line; the whole of it on
   td.appendChild(document.createTextNode(" " + (s.length > 90 ? s.slice(0, 88) + "\u2026" : s)));
   td.title = s;
 }
-function stepTable(id, rows, what) {
+function stepTable(id, rows, what, rangeHead) {
   const box = document.getElementById(id);
   if (!rows.length) {
     h("p", {class: "none"}, what, box);
@@ -141,7 +141,8 @@ function stepTable(id, rows, what) {
   }
   const t = h("table", {class: "summary"}, null, box);
   const head = h("tr", {}, null, h("thead", {}, null, t));
-  for (const c of ["benchmark", "machine", "size", "confidence", "from (last good)", "commits that could have caused it"])
+  for (const c of ["benchmark", "machine", "size", "confidence", "from (last good)",
+                   rangeHead || "commits that could have caused it"])
     h("th", {}, c, head);
   const body = h("tbody", {}, null, t);
   for (const s of rows) {
@@ -292,7 +293,7 @@ stepTable("regressions", regressions, "No regression found: no benchmark got slo
 stepTable("improvements", improvements, "No improvement beyond the threshold and the noise.");
 stepTable("candidates", DATA.candidates, "None.");
 document.getElementById("candidate-count").textContent = DATA.candidates.length;
-stepTable("no-code-change", DATA.no_code_change, "None.");
+stepTable("no-code-change", DATA.no_code_change, "None.", "the range's commits (none changes its code)");
 document.getElementById("machine-count").textContent = DATA.no_code_change.length;
 latestGrid();
 failures();
