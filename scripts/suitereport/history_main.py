@@ -1,6 +1,7 @@
 """scripts/history: benchmark results over commits, where they stepped, and why.
 
   history add REPORT|FOLDER... [--store PATH] [--label NAME]   put suite reports into the store
+  history add --git-versions PATH...                          ... every version of them git's history holds
   history backfill RANGE|COMMIT... [--every N]                 build and run past commits, store them
   history bisect BENCHMARK GOOD BAD                           find the commit where a benchmark stepped
   history html --out FILE                                     the dashboard (summary + charts), one file
@@ -11,6 +12,9 @@ Exit codes: 0 ok; 2 bad input (a bad report, a bad store line, a missing store, 
 import argparse
 import hashlib
 import shlex
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 from . import cli, history, load, safe_io
@@ -43,9 +47,55 @@ def _report_files(paths):
     return files
 
 
+def _git_blob(repo, commit, name):
+    """The bytes of one file at one commit ("" where git cannot say: the read then names the version)."""
+    try:
+        r = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return b""
+    return r.stdout if r.returncode == 0 else b""
+
+
+def _git_version_entries(paths, tmp, machine, label):
+    """The store entries of every version git's history holds of the reports at `paths` (files or folders
+    of the repository the current folder is in), each with its source as commit:path. A version is written
+    under tmp at its repository path (so that its folder under results/ names its machine) and read like any
+    report; one that is no suite report, or no longer one these tools read, is skipped with a note."""
+    from . import git_order
+    top = git_order._git(".", "rev-parse", "--show-toplevel").strip()
+    if not top:
+        raise load.ReportError("--git-versions: the current folder is in no git repository")
+    entries = []
+    for path in paths:
+        commits = git_order._git(".", "log", "--format=%H", "--", path).split()
+        if not commits:
+            raise load.ReportError(f"{path}: git's history holds no version of it (--git-versions)")
+        for c in commits:
+            for name in git_order._git(".", "ls-tree", "-r", "--full-name", "--name-only", c, "--", path).splitlines():
+                if not name.endswith(".json"):
+                    continue
+                where = f"{c[:10]}:{name}"
+                f = tmp / c / name
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_bytes(_git_blob(top, c, name))
+                try:
+                    e = history.entry_of(f, machine, label)
+                except load.ReportError as err:
+                    print(f"note: skipping {where}: {str(err).replace(load.shown(f), '').lstrip(': ')}",
+                          file=sys.stderr)
+                    continue
+                e["source"] = where
+                entries.append(e)
+    return entries
+
+
 def cmd_add(args):
-    files = _report_files(args.reports)
-    entries = [history.entry_of(f, args.machine, args.label or "") for f in files]
+    if args.git_versions:
+        with tempfile.TemporaryDirectory(prefix="history-versions-") as tmp:
+            entries = _git_version_entries(args.reports, Path(tmp), args.machine, args.label or "")
+    else:
+        files = _report_files(args.reports)
+        entries = [history.entry_of(f, args.machine, args.label or "") for f in files]
     if not entries:
         raise load.ReportError(f"{', '.join(args.reports)}: no suite reports found")
     for e, fresh in history.add(args.store, entries):
@@ -232,6 +282,10 @@ def main(argv):
     a.add_argument("--machine", metavar="NAME",
                    help="where the report was kept, shown in the store line (default: its folder under "
                         "results/, else its host); not part of the series' identity")
+    a.add_argument("--git-versions", action="store_true",
+                   help="the paths are reports or folders of this repository: add every version of them that "
+                        "git's history holds (each commit that changed one), each stored with commit:path as its "
+                        "source; versions no longer readable as suite reports are skipped with a note")
     a.set_defaults(func=cmd_add)
 
     probe_help = {

@@ -460,3 +460,34 @@ def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path
     data = dashboard.page_data(a)
     assert [s["commit"] for s in data["no_code_change"]] == [commits[machine]]
     assert commits[machine] not in [s["commit"] for s in data["steps"]]
+
+
+def test_add_git_versions_stores_every_committed_version_of_a_report(tmp_path, monkeypatch):
+    # A verdict folder committed twice (the report replaced), with a JSON file that is no suite report.
+    repo, commits = throwaway_repo(tmp_path, [("README", "base")])
+    folder = repo / "results" / "h200" / "verdict"
+    folder.mkdir(parents=True)
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
+
+    for i, date in enumerate(("2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z")):
+        commit_report(folder / "suite.json", f"{i + 1}" * 40, date, 1.0 + i)
+        (folder / "peak.json").write_text(json.dumps({"peak": i}))
+        git("add", "-A")
+        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", f"verdict {i}")
+    versions = git("log", "--format=%H", "--", "results").split()
+    store = tmp_path / "store.jsonl"
+    monkeypatch.chdir(repo)
+    r = run("add", "--git-versions", "results/h200/verdict", "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert sorted(re.findall(r"^added: (\w+):results/h200/verdict/suite.json", r.stdout, re.M)) == \
+        sorted(c[:10] for c in versions)
+    assert r.stderr.count("not a suite report") == 2 and f"{versions[0][:10]}:results/h200/verdict/peak.json" in r.stderr
+    entries = [json.loads(line) for line in store.read_text().splitlines()]
+    assert sorted(e["git_commit"] for e in entries) == ["1" * 40, "2" * 40]
+    assert {e["machine"] for e in entries} == {"h200/verdict"}  # its folder under results/
+    again = run("add", "--git-versions", "results/h200/verdict", "--store", store)
+    assert again.returncode == 0 and again.stdout.count("already in the store") == 2
+    gone = run("add", "--git-versions", "results/none", "--store", store)
+    assert gone.returncode == 2 and "git's history holds no version" in gone.stderr
