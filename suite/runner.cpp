@@ -599,20 +599,28 @@ int suite_main(const std::vector<std::string>& args, const std::vector<RegistryE
   install_signal_handlers();
   const std::unique_ptr<Team> team = make_team();
   const RankBinding binding = bind_rank(*team);
+  int code = 0;
   try {
     Options opt;
     collectively(*team, [&] { opt = parse_command_line(args); });
-    return run(opt, args, registry, *team, binding);
-  } catch (const AgreedError& e) {  // every rank has it: rank 0 says it
+    code = run(opt, args, registry, *team, binding);
+  } catch (const AgreedError& e) {  // every rank has it: rank 0 says it, before any rank may exit
     if (team->rank() == 0) std::cerr << "suite: error: " << display(e.what()) << "\n";
-    return e.exit_code();
+    code = e.exit_code();
+    note_outcome(code);
+    team->barrier();
   } catch (...) {  // this rank's alone: it says so, and the job cannot end together
-    const auto [code, message] = current_error();
+    const auto [own, message] = current_error();
     std::cerr << "suite: error: " << (team->size() > 1 ? "rank " + std::to_string(team->rank()) + ": " : "")
               << display(message) << "\n";
-    team->abort(code);
-    return code;
+    note_outcome(own);
+    team->abort(own);
+    return own;
   }
+  // Said: what follows is MPI's teardown (the team's destructor), during which mpirun may terminate this
+  // rank because another one has already exited with the same error.
+  note_outcome(code);
+  return code;
 }
 
 }  // namespace cnn

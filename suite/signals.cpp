@@ -23,10 +23,13 @@ constexpr Terminating kTerminating[] = {
 
 char g_report[4096];  // the report written so far, for the handler's message
 std::atomic<bool> g_report_written{false};
+std::atomic<int> g_outcome{-1};  // the decided exit code (note_outcome), -1 while the run goes on
+static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
 
 void say(const char* s) { (void)!::write(STDERR_FILENO, s, std::strlen(s)); }
 
 extern "C" void on_signal(int sig) {
+  if (const int decided = g_outcome.load(); decided >= 0) ::_exit(decided);
   remove_pending_temporaries();
   say("\nsuite: error: ");
   for (const Terminating& t : kTerminating)
@@ -44,6 +47,7 @@ extern "C" void on_signal(int sig) {
 }  // namespace
 
 void install_signal_handlers() {
+  g_outcome = -1;
   for (const Terminating& t : kTerminating) {
     struct sigaction old {};
     sigaction(t.number, nullptr, &old);
@@ -59,6 +63,8 @@ void install_signal_handlers() {
   // the process silently and leave the partial temporary file behind.
   std::signal(SIGXFSZ, SIG_IGN);
 }
+
+void note_outcome(int exit_code) { g_outcome = exit_code < 0 ? 1 : exit_code; }
 
 void note_report_written(const std::filesystem::path& path) {
   const std::string& s = path.native();

@@ -15,4 +15,9 @@ void install_signal_handlers();
 // From now on an interruption says that the report is at `path` (only the .npy is then still missing).
 void note_report_written(const std::filesystem::path& path);
 
+// The run's outcome is decided and said (its report, its one error line): a terminating signal from now on
+// ends the process with `exit_code` and says nothing more. Under mpirun, the first rank to exit with an error
+// makes mpirun terminate the others, which may still be tearing MPI down after saying the same error.
+void note_outcome(int exit_code);
+
 }  // namespace cnn
