@@ -160,25 +160,30 @@ def _normal(path):
     return "/".join(parts)
 
 
+def _run(path):
+    """A file some run may execute: not under NOT_RUN's folders, not a backend's own test."""
+    return path.split("/", 1)[0] not in NOT_RUN and not path.endswith(("_test.cpp", "_test.cu"))
+
+
 def others_only(repo, commit, variant, variants):
     """The files that, at `commit`, only other variants are built from: in the include closure (_closure) of
-    a file that registers another of `variants` ((backend, name) pairs) and not in this variant's. None where
-    the variant's own registration is not found (then nothing is excluded). A file no registration reaches
-    (a kernel linked, not included) is never among them: it may be anyone's."""
+    a file that registers another of `variants` ((backend, name) pairs), and neither in this variant's nor in
+    that of a source file no registration reaches (the harness, a kernel that is linked, not included: those
+    may be anyone's, and so is what they include). None where the variant's own registration is not found
+    (then nothing is excluded)."""
     tree = _tree(str(repo), commit)
     if not tree:
         return None
     naming = _naming_files(str(repo), commit, frozenset(variants) | {variant})
-    own_roots = naming.get(variant, [])
-    if not own_roots:
+    if not naming.get(variant):
         return None
     includes = _quoted_includes(str(repo), commit)
-    mine = _closure(own_roots, tree, includes)
-    theirs = set()
-    for other, roots in naming.items():
-        if other != variant:
-            theirs |= _closure([r for r in roots if r not in mine], tree, includes)
-    return theirs - mine
+    closures = {v: _closure(roots, tree, includes) for v, roots in naming.items()}
+    reached = set().union(*closures.values())
+    unowned = [f for f in tree if f.endswith(SOURCE_SUFFIXES) and f not in reached and _run(f)]
+    anyones = _closure(unowned, tree, includes)
+    theirs = set().union(*(c for v, c in closures.items() if v != variant))
+    return theirs - closures[variant] - anyones
 
 
 def code_of_variant(repo, older, newer, variant, variants, backends):

@@ -416,8 +416,10 @@ def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path
     # files are serial_naive.cpp and the header only it includes. serial_kernels.cpp is linked, included by
     # no registration: it may be anyone's.
     base = {"backends/serial/serial_opt.cpp": '#include "common/kernels/opt.hpp"\nconst char* v = "register_tiles";\n',
-            "backends/serial/serial_naive.cpp": '#include "common/kernels/naive.hpp"\nconst char* v = "naive";\n',
-            "backends/serial/serial_kernels.cpp": "int k;\n", "common/kernels/opt.hpp": "// opt\n",
+            "backends/serial/serial_naive.cpp": '#include "common/kernels/naive.hpp"\n#include "common/kernels/shared.hpp"\n'
+                                                'const char* v = "naive";\n',
+            "backends/serial/serial_kernels.cpp": '#include "common/kernels/shared.hpp"\nint k;\n',
+            "common/kernels/shared.hpp": "// naive's, and the linked kernels'\n", "common/kernels/opt.hpp": "// opt\n",
             "common/kernels/naive.hpp": "// naive\n", "common/kernels/naive.cpp": "// naive's definitions\n"}
     repo, commits = throwaway_repo(tmp_path, [("README", "base")])
 
@@ -455,6 +457,11 @@ def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path
     assert steps[commits[header]].suspects == [(commits[header], "common code")]
     assert steps[commits[linked]].suspects == [(commits[linked], "its folder")]
     assert all(st.direction == "slower" for st in steps.values())
+    # What a linked file (no registration's) includes may be anyone's: never excluded, though naive includes it.
+    from suitereport import git_order
+    variants = frozenset({("serial", "register_tiles"), ("serial", "naive")})
+    assert git_order.others_only(repo, commits[-1], ("serial", "register_tiles"), variants) == {
+        "backends/serial/serial_naive.cpp", "common/kernels/naive.hpp", "common/kernels/naive.cpp"}
     # the dashboard lists it apart from the regressions
     from suitereport import dashboard
     data = dashboard.page_data(a)
