@@ -457,19 +457,28 @@ TEST(NothingLost, AnIgnoredSigintStaysIgnored) {
   EXPECT_EQ(r.left, std::vector<std::string>{"r.json"});
 }
 
-TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
-  TempDir dir;
+// The signal handlers in a child process, after `before` (the suite's state when the signal comes), stderr
+// into dir/stderr: the child's wait status.
+template <typename Before>
+int raised_in_child(const TempDir& dir, int signal, Before&& before) {
   const pid_t pid = ::fork();
   if (pid == 0) {
     const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(err, 2);
     install_signal_handlers();
-    note_report_written("results/r.json");  // as after the report, while the .npy is written
-    ::raise(SIGINT);
+    before();
+    ::raise(signal);
     ::_exit(0);
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
+  return status;
+}
+
+TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
+  TempDir dir;
+  // as after the report, while the .npy is written
+  const int status = raised_in_child(dir, SIGINT, [] { note_report_written("results/r.json"); });
   EXPECT_EQ(WEXITSTATUS(status), 130);
   EXPECT_NE(slurp(dir / "stderr").find("interrupted by SIGINT, the report was written to results/r.json (the .npy was not)"),
             std::string::npos)
@@ -481,17 +490,7 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
 // (tests/mpi: two lines in about 1 run of 30 before).
 TEST(NothingLost, ASignalAfterTheOutcomeIsSaidEndsQuietlyWithItsCode) {
   TempDir dir;
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(err, 2);
-    install_signal_handlers();
-    note_outcome(3);  // as after the agreed error line
-    ::raise(SIGTERM);
-    ::_exit(0);
-  }
-  int status = 0;
-  ::waitpid(pid, &status, 0);
+  const int status = raised_in_child(dir, SIGTERM, [] { note_outcome(3); });  // as after the agreed error line
   ASSERT_TRUE(WIFEXITED(status));
   EXPECT_EQ(WEXITSTATUS(status), 3);
   EXPECT_EQ(slurp(dir / "stderr"), "");
