@@ -7,6 +7,7 @@ store's own git_order (`git rev-list --count` at backfill time) where they have 
 their first report: each goes after the last known commit that comes before it by that measure.
 """
 
+import fnmatch
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -14,13 +15,15 @@ from pathlib import Path
 from . import identity
 
 
-def _git(repo, *args):
-    """git's standard output, or "" where git cannot say (no git, not a repository, an unknown commit)."""
+def _git(repo, *args, text=True):
+    """git's standard output (bytes where not text), or an empty one where git cannot say (no git, not a
+    repository, an unknown commit)."""
+    empty = "" if text else b""
     try:
-        r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, timeout=60)
+        r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=text, timeout=60)
     except (OSError, subprocess.SubprocessError):
-        return ""
-    return r.stdout if r.returncode == 0 else ""
+        return empty
+    return r.stdout if r.returncode == 0 else empty
 
 
 def _git_log(repo):
@@ -122,7 +125,7 @@ def _naming_files(repo, commit, variants):
     for line in _git(repo, *args, commit, "--", "backends").splitlines():
         where, _, text = line.partition("\0")
         path = _strip(commit, where)
-        if path.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES) and not path.endswith(("_test.cpp", "_test.cu")):
+        if path.endswith(SOURCE_SUFFIXES + HEADER_SUFFIXES) and _run(path):
             found.setdefault((path.split("/")[1] if path.count("/") >= 2 else "", text.strip('"')), set()).add(path)
     return {k: sorted(found.get(k, ())) for k in variants}
 
@@ -161,8 +164,23 @@ def _normal(path):
 
 
 def _run(path):
-    """A file some run may execute: not under NOT_RUN's folders, not a backend's own test."""
-    return path.split("/", 1)[0] not in NOT_RUN and not path.endswith(("_test.cpp", "_test.cu"))
+    """A file some run may execute: none of NOT_RUN's pathspecs matches it (a top folder, or a name pattern
+    anywhere, as git matches them)."""
+    return not any(path == p or path.startswith(p + "/") or fnmatch.fnmatchcase(path, p) for p in NOT_RUN)
+
+
+@lru_cache(maxsize=64)
+def _registration_closures(repo, commit, variants):
+    """({variant: the include closure of the files that register it}, the closure of every source file no
+    registration reaches) at `commit`, or None where git has no tree for it."""
+    tree = _tree(repo, commit)
+    if not tree:
+        return None
+    includes = _quoted_includes(repo, commit)
+    closures = {v: _closure(roots, tree, includes) for v, roots in _naming_files(repo, commit, variants).items()}
+    reached = set().union(*closures.values())
+    unowned = [f for f in tree if f.endswith(SOURCE_SUFFIXES) and f not in reached and _run(f)]
+    return closures, _closure(unowned, tree, includes)
 
 
 def others_only(repo, commit, variant, variants):
@@ -171,17 +189,10 @@ def others_only(repo, commit, variant, variants):
     that of a source file no registration reaches (the harness, a kernel that is linked, not included: those
     may be anyone's, and so is what they include). None where the variant's own registration is not found
     (then nothing is excluded)."""
-    tree = _tree(str(repo), commit)
-    if not tree:
+    found = _registration_closures(str(repo), commit, frozenset(variants) | {variant})
+    if found is None or not found[0].get(variant):
         return None
-    naming = _naming_files(str(repo), commit, frozenset(variants) | {variant})
-    if not naming.get(variant):
-        return None
-    includes = _quoted_includes(str(repo), commit)
-    closures = {v: _closure(roots, tree, includes) for v, roots in naming.items()}
-    reached = set().union(*closures.values())
-    unowned = [f for f in tree if f.endswith(SOURCE_SUFFIXES) and f not in reached and _run(f)]
-    anyones = _closure(unowned, tree, includes)
+    closures, anyones = found
     theirs = set().union(*(c for v, c in closures.items() if v != variant))
     return theirs - closures[variant] - anyones
 

@@ -12,7 +12,6 @@ Exit codes: 0 ok; 2 bad input (a bad report, a bad store line, a missing store, 
 import argparse
 import hashlib
 import shlex
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -47,15 +46,6 @@ def _report_files(paths):
     return files
 
 
-def _git_blob(repo, commit, name):
-    """The bytes of one file at one commit ("" where git cannot say: the read then names the version)."""
-    try:
-        r = subprocess.run(["git", "-C", str(repo), "show", f"{commit}:{name}"], capture_output=True, timeout=60)
-    except (OSError, subprocess.SubprocessError):
-        return b""
-    return r.stdout if r.returncode == 0 else b""
-
-
 def _git_version_entries(paths, tmp, machine, label):
     """The store entries of every version git's history holds of the reports at `paths` (files or folders
     of the repository the current folder is in), each with its source as commit:path. A version is written
@@ -77,7 +67,7 @@ def _git_version_entries(paths, tmp, machine, label):
                 where = f"{c[:10]}:{name}"
                 f = tmp / c / name
                 f.parent.mkdir(parents=True, exist_ok=True)
-                f.write_bytes(_git_blob(top, c, name))
+                f.write_bytes(git_order._git(top, "show", f"{c}:{name}", text=False))  # b"": named below
                 try:
                     e = history.entry_of(f, machine, label)
                 except load.ReportError as err:
