@@ -604,11 +604,9 @@ int suite_main(const std::vector<std::string>& args, const std::vector<RegistryE
     Options opt;
     collectively(*team, [&] { opt = parse_command_line(args); });
     code = run(opt, args, registry, *team, binding);
-  } catch (const AgreedError& e) {  // every rank has it: rank 0 says it, before any rank may exit
+  } catch (const AgreedError& e) {  // every rank has it: rank 0 says it
     if (team->rank() == 0) std::cerr << "suite: error: " << display(e.what()) << "\n";
     code = e.exit_code();
-    note_outcome(code);
-    team->barrier();
   } catch (...) {  // this rank's alone: it says so, and the job cannot end together
     const auto [own, message] = current_error();
     std::cerr << "suite: error: " << (team->size() > 1 ? "rank " + std::to_string(team->rank()) + ": " : "")
@@ -618,8 +616,9 @@ int suite_main(const std::vector<std::string>& args, const std::vector<RegistryE
     return own;
   }
   // Said: what follows is MPI's teardown (the team's destructor), during which mpirun may terminate this
-  // rank because another one has already exited with the same error.
+  // rank because another one has already exited with the same error. No rank exits before rank 0 has said it.
   note_outcome(code);
+  team->barrier();
   return code;
 }
 
