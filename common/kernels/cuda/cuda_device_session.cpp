@@ -112,8 +112,10 @@ double DeviceSession::download(float* probs) {
 }
 
 // Pinned host buffers of the session's own (an application streaming images would own pinned buffers), the
-// harness' pixels copied in and the probabilities out untimed, and 4 streams: chunk k+1's copy runs while chunk
-// k computes. Registering the harness' buffers in place instead failed where a small one shares a page with
+// harness' pixels copied in and the probabilities out untimed, and 2 streams: chunk k + 1's copy runs while chunk
+// k computes. A third and fourth stream let chunks compute side by side, which only slows them: winograd_mma at
+// 50000 images on an H200, 3.142 ms with 4 streams, 3.098 with 2, 3.116 with 3 (results/ab/h200-e2e-streamed/).
+// Registering the harness' buffers in place instead failed where a small one shares a page with
 // another registered one (1 image on an H100: "cudaHostRegister(probs): invalid argument").
 std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) {
   NvtxRange range(label_ + "/end_to_end");
@@ -138,7 +140,10 @@ std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, st
   std::uint8_t* const host_images = pinned_images_.get();
   float* const host_probs = pinned_probs_.get();
   std::memcpy(host_images, pixels, n * kImageBytes);
-  constexpr int kStreams = 4;
+  // The timed passes left these very images on the device: zeros instead, so that a pass that reads an image
+  // before its copy has landed fails validation.
+  check(cudaMemsetAsync(d_images_, 0, n * kImageBytes, stream_), "cudaMemsetAsync");
+  constexpr int kStreams = 2;
   cudaStream_t streams[kStreams];
   for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t chunk = std::min(batch_, std::max<std::size_t>(1024, (n + 15) / 16));
