@@ -98,6 +98,7 @@ double DeviceSession::forward(LayerTimes& layers) {
   const double ms = t.ms();
   check(cudaStreamSynchronize(stream_), (label_ + " forward").c_str());
   if (events) events->add_to(layers);
+  forward_ms_per_image_ = ms / double(n_);
   return ms;
 }
 
@@ -112,11 +113,9 @@ double DeviceSession::download(float* probs) {
 }
 
 // Pinned host buffers of the session's own (an application streaming images would own pinned buffers), the
-// harness' pixels copied in and the probabilities out untimed, and 2 streams: chunk k + 1's copy runs while chunk
-// k computes. A third and fourth stream let chunks compute side by side, which only slows them: winograd_mma at
-// 50000 images on an H200, 3.142 ms with 4 streams, 3.098 with 2, 3.116 with 3 (results/ab/h200-e2e-streamed/).
-// Registering the harness' buffers in place instead failed where a small one shares a page with
-// another registered one (1 image on an H100: "cudaHostRegister(probs): invalid argument").
+// harness' pixels copied in and the probabilities out untimed, and chunks on several streams: chunk k + 1's copy
+// runs while chunk k computes. Registering the harness' buffers in place instead failed where a small one shares
+// a page with another registered one (1 image on an H100: "cudaHostRegister(probs): invalid argument").
 std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, std::size_t n, float* probs) {
   NvtxRange range(label_ + "/end_to_end");
   // Layer-wise variants reuse one set of intermediate buffers, so their chunks cannot run concurrently;
@@ -140,12 +139,22 @@ std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, st
   std::uint8_t* const host_images = pinned_images_.get();
   float* const host_probs = pinned_probs_.get();
   std::memcpy(host_images, pixels, n * kImageBytes);
-  // The timed passes left these very images on the device: zeros instead, so that a pass that reads an image
-  // before its copy has landed fails validation.
+  // The images' copy alone, once before the pass and not reported: the first copy from a freshly written pinned
+  // buffer runs slower (H200, 1200 images: 0.097 ms against 0.075), and an application that streams images
+  // reuses its buffers. Its time tells whether the pass computes faster than the link brings the images.
+  const double copy_ms = copy_images(host_images, n);
+  // The copy left these very images on the device: zeros instead, so that a pass that reads an image before
+  // its copy has landed fails validation.
   check(cudaMemsetAsync(d_images_, 0, n * kImageBytes, stream_), "cudaMemsetAsync");
-  constexpr int kStreams = 2;
-  cudaStream_t streams[kStreams];
-  for (auto& s : streams) check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreate");
+  // Where the pass computes faster than the link brings the images, chunks that compute side by side only
+  // slow each other: 2 streams. Where it computes slower, a third and a fourth stream let a chunk's compute
+  // fill the tail of the one before. H200, 50000 images (results/ab/h200-e2e-streamed/): winograd_mma (forward
+  // 2.45 ms, copy 2.78) 3.142 ms end to end with 4 streams, 3.098 with 2; winograd (forward 4.29) 4.756 with
+  // 4, 5.061 with 2; winograd_conv1_mma (3.41) 3.862 and 3.942.
+  const int used = forward_ms_per_image_ * double(n) < copy_ms ? 2 : 4;
+  cudaStream_t streams[4];
+  for (int i = 0; i < used; ++i)
+    check(cudaStreamCreateWithFlags(&streams[i], cudaStreamNonBlocking), "cudaStreamCreate");
   const std::size_t chunk = std::min(batch_, std::max<std::size_t>(1024, (n + 15) / 16));
 
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -153,7 +162,7 @@ std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, st
   int k = 0;
   for (std::size_t first = 0; first < n; first += chunk, ++k) {
     const std::size_t count = std::min(chunk, n - first);
-    cudaStream_t s = streams[k % kStreams];
+    cudaStream_t s = streams[k % used];
     check(cudaMemcpyAsync(d_images_ + first * kImageBytes, host_images + first * kImageBytes, count * kImageBytes,
                           cudaMemcpyHostToDevice, s),
           "h2d copy");
@@ -164,9 +173,9 @@ std::optional<EndToEnd> DeviceSession::end_to_end(const std::uint8_t* pixels, st
   }
   check(cudaDeviceSynchronize(), (label_ + " end to end").c_str());
   const double ms = clock.ms();
-  for (auto& s : streams) cudaStreamDestroy(s);
+  for (int i = 0; i < used; ++i) cudaStreamDestroy(streams[i]);
   std::memcpy(probs, host_probs, n * kClasses * sizeof(float));
-  // The same images' copy alone, in one piece from the same pinned buffer: what the link allows the pass.
+  // The same images' copy alone again, timed, in one piece from the same pinned buffer: what the link allows.
   return EndToEnd{ms, copy_images(host_images, n)};
 }
 

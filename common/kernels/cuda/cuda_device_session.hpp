@@ -68,6 +68,7 @@ class DeviceSession : public Session {
   std::uint8_t* d_images_ = nullptr;
   float* d_probs_ = nullptr;
   std::size_t n_ = 0;
+  double forward_ms_per_image_ = 0;  // of the last forward pass: end_to_end() picks its streams by it
   struct FreeHost {
     void operator()(void* p) const { cudaFreeHost(p); }
   };
