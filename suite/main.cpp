@@ -13,10 +13,13 @@
 #include "suite/team.hpp"
 
 namespace {
-// OpenMP threads that wait by sleeping, not spinning, unless the user chose otherwise: libgomp spins by
-// default, which collapses fine-grained OpenMP (the thesis' port: 11 regions per image) when another process
-// holds a core (a 5x slowdown measured on a busy 2-core machine). And OpenMP threads bound one per hardware
-// thread, spread over the cores, unless the user chose a binding: what
+// OpenMP threads that spin briefly, then sleep, unless the user chose a wait policy: libgomp's default spin
+// (GOMP_SPINCOUNT 300000) collapses fine-grained OpenMP (the thesis' port: 11 regions per image) when other
+// processes hold the cores (a 5x slowdown measured on a busy 2-core machine), and no spin at all (PASSIVE
+// alone) wakes a sleeping thread at every region. 10000 spins was the fastest of the three on the 2-core
+// Xeon, quiet and under load: the thesis' port at 1200 images 1810 ms against 2432 passive; with six CPU hogs
+// 896 ms against 1452 passive and 2962 at 300000 (results/cpu/xeon-2core/wait-policy/). And OpenMP threads
+// bound one per hardware thread, spread over the cores, unless the user chose a binding: what
 // Kokkos::OpenMP asks for (Kokkos 3.4 warns at start-up when OMP_PROC_BIND is unset and recommends
 // OMP_PROC_BIND=spread OMP_PLACES=threads), and the same for every OpenMP backend, so that Kokkos' and
 // plain OpenMP's rows run alike. libgomp reads its variables in its initialiser, and a setenv in .preinit_array does
@@ -29,20 +32,27 @@ namespace {
 // of the places it makes of all the CPUs that the launcher gave, before the rank takes its share of them
 // (suite/binding.hpp); the threads that the backends start inherit the rank's share instead.
 void default_openmp_threads_bound(int, char** argv, char** envp) {
-  static const char* const defaults[] = {"OMP_WAIT_POLICY=PASSIVE", "OMP_PROC_BIND=spread", "OMP_PLACES=threads"};
-  const std::size_t wanted = cnn::launched_by_mpi(envp) ? 1 : std::size(defaults);
+  // The spin count goes with the wait policy: a user who chose a policy gets libgomp's spin for it.
+  static const char* const defaults[] = {"OMP_WAIT_POLICY=PASSIVE", "GOMP_SPINCOUNT=10000", "OMP_PROC_BIND=spread",
+                                         "OMP_PLACES=threads"};
+  const std::size_t wanted = cnn::launched_by_mpi(envp) ? 2 : std::size(defaults);
   std::size_t n = 0;
   while (envp && envp[n]) ++n;
   static char* env[4096];
   if (n + std::size(defaults) + 1 > std::size(env)) return;
+  const auto is_set = [&](const char* d) {
+    const std::size_t name = std::strchr(d, '=') - d + 1;  // "NAME=" is set, even to an empty value
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::strncmp(envp[i], d, name) == 0) return true;
+    return false;
+  };
+  const bool policy_chosen = is_set(defaults[0]);
   std::size_t m = 0;
   for (; m < n; ++m) env[m] = envp[m];
   for (std::size_t k = 0; k < wanted; ++k) {
     const char* d = defaults[k];
-    const std::size_t name = std::strchr(d, '=') - d + 1;  // "NAME=" is set, even to an empty value
-    bool set = false;
-    for (std::size_t i = 0; i < n && !set; ++i) set = std::strncmp(envp[i], d, name) == 0;
-    if (!set) env[m++] = const_cast<char*>(d);
+    if (k == 1 && policy_chosen) continue;
+    if (!is_set(d)) env[m++] = const_cast<char*>(d);
   }
   if (m == n) return;
   env[m] = nullptr;

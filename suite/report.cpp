@@ -133,6 +133,8 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["command_line"] = meta.command_line;
   const char* wait_policy = std::getenv("OMP_WAIT_POLICY");  // suite/main.cpp defaults it to PASSIVE
   m["openmp_wait_policy"] = wait_policy ? wait_policy : "";
+  const char* spin_count = std::getenv("GOMP_SPINCOUNT");  // and this to 10000 with the policy
+  m["openmp_spin_count"] = spin_count ? spin_count : "";
   const char* proc_bind = std::getenv("OMP_PROC_BIND");  // suite/main.cpp defaults it to spread
   m["openmp_proc_bind"] = proc_bind ? proc_bind : "";
   const char* places = std::getenv("OMP_PLACES");  // and this to threads

@@ -457,17 +457,25 @@ TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (!any_cuda) GTEST_SKIP() << "no CUDA backend built";
 }
 
-// OpenMP threads sleep instead of spinning unless the user says otherwise (suite/main.cpp), and the report
-// says which policy ran.
-TEST(CliBinary, OpenMpWaitsArePassiveUnlessTheUserChose) {
+// OpenMP threads spin briefly, then sleep, unless the user chose a policy (suite/main.cpp), and the report
+// says which policy and spin count ran. A chosen policy keeps libgomp's spin count for it; a chosen spin count
+// is kept.
+TEST(CliBinary, OpenMpWaitsAreShortSpinsUnlessTheUserChose) {
   TempDir dir;
   const std::vector<std::string> args = baseline_run(3, dir / "r.json");
   ASSERT_EQ(run_suite(args).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "10000");
   Launch active;
   active.env = {"OMP_WAIT_POLICY=ACTIVE"};
   ASSERT_EQ(run_suite(args, active).exit_code, 0);
   EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "ACTIVE");
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "");
+  Launch spins;
+  spins.env = {"GOMP_SPINCOUNT=77"};
+  ASSERT_EQ(run_suite(args, spins).exit_code, 0);
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
+  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "77");
 }
 
 // OpenMP threads are bound as Kokkos::OpenMP recommends unless the user chose a binding (suite/main.cpp), and
