@@ -8,6 +8,7 @@
 #include <csignal>
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include <nlohmann/json.hpp>
 
@@ -457,40 +458,36 @@ TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (!any_cuda) GTEST_SKIP() << "no CUDA backend built";
 }
 
-// OpenMP threads spin briefly, then sleep, unless the user chose a policy (suite/main.cpp), and the report
-// says which policy and spin count ran. A chosen policy keeps libgomp's spin count for it; a chosen spin count
-// is kept.
-TEST(CliBinary, OpenMpWaitsAreShortSpinsUnlessTheUserChose) {
+// The report's meta of a baseline run with `env` added to the environment: the OpenMP settings that ran.
+nlohmann::json meta_of_run_with(const std::vector<std::string>& env) {
   TempDir dir;
-  const std::vector<std::string> args = baseline_run(3, dir / "r.json");
-  ASSERT_EQ(run_suite(args).exit_code, 0);
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "10000");
-  Launch active;
-  active.env = {"OMP_WAIT_POLICY=ACTIVE"};
-  ASSERT_EQ(run_suite(args, active).exit_code, 0);
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "ACTIVE");
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "");
-  Launch spins;
-  spins.env = {"GOMP_SPINCOUNT=77"};
-  ASSERT_EQ(run_suite(args, spins).exit_code, 0);
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_wait_policy"], "PASSIVE");
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_spin_count"], "77");
+  const CliResult r = run_suite_with_env(baseline_run(3, dir / "r.json"), env);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return read_json(dir / "r.json")["meta"];
 }
 
-// OpenMP threads are bound as Kokkos::OpenMP recommends unless the user chose a binding (suite/main.cpp), and
-// the report says which binding ran.
-TEST(CliBinary, OpenMpThreadsAreBoundUnlessTheUserChose) {
-  TempDir dir;
-  const std::vector<std::string> args = baseline_run(3, dir / "r.json");
-  ASSERT_EQ(run_suite(args).exit_code, 0);
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "spread");
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
-  Launch unbound;
-  unbound.env = {"OMP_PROC_BIND=false"};
-  ASSERT_EQ(run_suite(args, unbound).exit_code, 0);
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_proc_bind"], "false");
-  EXPECT_EQ(read_json(dir / "r.json")["meta"]["openmp_places"], "threads");
+// The suite's OpenMP defaults (suite/main.cpp) hold unless the user chose otherwise, and the report says what
+// ran: threads spin briefly, then sleep (a chosen policy keeps libgomp's spin count for it; a chosen spin count
+// is kept), and they are bound as Kokkos::OpenMP recommends.
+TEST(CliBinary, OpenMpDefaultsHoldUnlessTheUserChose) {
+  const struct {
+    std::vector<std::string> env;
+    std::map<std::string, std::string> meta;
+  } cases[] = {
+      {{}, {{"openmp_wait_policy", "PASSIVE"}, {"openmp_spin_count", "10000"}, {"openmp_proc_bind", "spread"},
+            {"openmp_places", "threads"}}},
+      {{"OMP_WAIT_POLICY=ACTIVE"}, {{"openmp_wait_policy", "ACTIVE"}, {"openmp_spin_count", ""}}},
+      {{"GOMP_SPINCOUNT=77"}, {{"openmp_wait_policy", "PASSIVE"}, {"openmp_spin_count", "77"}}},
+      {{"OMP_PROC_BIND=false"}, {{"openmp_proc_bind", "false"}, {"openmp_places", "threads"}}},
+  };
+  for (const auto& c : cases) {
+    TempDir dir;
+    const CliResult r = run_suite_with_env(baseline_run(3, dir / "r.json"), c.env);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const nlohmann::json meta = read_json(dir / "r.json")["meta"];
+    for (const auto& [key, value] : c.meta)
+      EXPECT_EQ(meta[key], value) << key << " with " << (c.env.empty() ? "no variable set" : c.env[0]);
+  }
 }
 
 // Every run says how much energy an image takes, from windows of at least a second of passes with their
