@@ -32,9 +32,15 @@ namespace {
 // of the places it makes of all the CPUs that the launcher gave, before the rank takes its share of them
 // (suite/binding.hpp); the threads that the backends start inherit the rank's share instead.
 void default_openmp_threads_bound(int, char** argv, char** envp) {
-  // The spin count goes with the wait policy: a user who chose a policy gets libgomp's spin for it.
-  static const char* const defaults[] = {"OMP_WAIT_POLICY=PASSIVE", "GOMP_SPINCOUNT=10000", "OMP_PROC_BIND=spread",
-                                         "OMP_PLACES=threads"};
+  // Each default is added where its variable is unset and so is the one it goes with: the spin count goes with
+  // the wait policy, so a user who chose a policy gets libgomp's spin for it. The first two are not bindings.
+  static const struct {
+    const char* setting;
+    const char* unless;  // "NAME=" of the variable it goes with, or null
+  } defaults[] = {{"OMP_WAIT_POLICY=PASSIVE", nullptr},
+                  {"GOMP_SPINCOUNT=10000", "OMP_WAIT_POLICY="},
+                  {"OMP_PROC_BIND=spread", nullptr},
+                  {"OMP_PLACES=threads", nullptr}};
   const std::size_t wanted = cnn::launched_by_mpi(envp) ? 2 : std::size(defaults);
   std::size_t n = 0;
   while (envp && envp[n]) ++n;
@@ -46,13 +52,11 @@ void default_openmp_threads_bound(int, char** argv, char** envp) {
       if (std::strncmp(envp[i], d, name) == 0) return true;
     return false;
   };
-  const bool policy_chosen = is_set(defaults[0]);
   std::size_t m = 0;
   for (; m < n; ++m) env[m] = envp[m];
   for (std::size_t k = 0; k < wanted; ++k) {
-    const char* d = defaults[k];
-    if (k == 1 && policy_chosen) continue;
-    if (!is_set(d)) env[m++] = const_cast<char*>(d);
+    const auto& d = defaults[k];
+    if (!is_set(d.setting) && !(d.unless && is_set(d.unless))) env[m++] = const_cast<char*>(d.setting);
   }
   if (m == n) return;
   env[m] = nullptr;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 
 #include "suite/build_info.hpp"
 #include "suite/energy.hpp"
@@ -131,14 +132,14 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["threads"] = threads_ran;
   m["threads_requested"] = meta.threads_requested;
   m["command_line"] = meta.command_line;
-  const char* wait_policy = std::getenv("OMP_WAIT_POLICY");  // suite/main.cpp defaults it to PASSIVE
-  m["openmp_wait_policy"] = wait_policy ? wait_policy : "";
-  const char* spin_count = std::getenv("GOMP_SPINCOUNT");  // and this to 10000 with the policy
-  m["openmp_spin_count"] = spin_count ? spin_count : "";
-  const char* proc_bind = std::getenv("OMP_PROC_BIND");  // suite/main.cpp defaults it to spread
-  m["openmp_proc_bind"] = proc_bind ? proc_bind : "";
-  const char* places = std::getenv("OMP_PLACES");  // and this to threads
-  m["openmp_places"] = places ? places : "";
+  // The OpenMP settings that ran: suite/main.cpp's defaults where the user set none ("" where unset).
+  static constexpr std::pair<const char*, const char*> kOpenMpSettings[] = {
+      {"openmp_wait_policy", "OMP_WAIT_POLICY"}, {"openmp_spin_count", "GOMP_SPINCOUNT"},
+      {"openmp_proc_bind", "OMP_PROC_BIND"}, {"openmp_places", "OMP_PLACES"}};
+  for (const auto& [key, variable] : kOpenMpSettings) {
+    const char* value = std::getenv(variable);
+    m[key] = value ? value : "";
+  }
   m["date_utc"] = utc_now_iso8601();
   m["data"] = meta.data_sources;
   m["weights"] = meta.weights;
