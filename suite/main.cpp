@@ -18,7 +18,7 @@ namespace {
 // processes hold the cores (a 5x slowdown measured on a busy 2-core machine), and no spin at all (PASSIVE
 // alone) wakes a sleeping thread at every region. 10000 spins was the fastest of the three, or level with it,
 // on the 2-core Xeon, quiet and under load: the thesis' port at 300 images 458 ms against 608 passive; with six
-// CPU hogs 2191 ms against 3680 passive and 8061 at 300000 (results/cpu/xeon-2core/wait-policy/). And OpenMP threads
+// CPU hogs 2191 ms against 3680 passive and 8061 at 300000 (results/ab/xeon-2core-wait-policy/). And OpenMP threads
 // bound one per hardware thread, spread over the cores, unless the user chose a binding: what
 // Kokkos::OpenMP asks for (Kokkos 3.4 warns at start-up when OMP_PROC_BIND is unset and recommends
 // OMP_PROC_BIND=spread OMP_PLACES=threads), and the same for every OpenMP backend, so that Kokkos' and
