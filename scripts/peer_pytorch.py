@@ -20,6 +20,7 @@ import datetime
 import json
 import os
 import platform
+import re
 import socket
 import statistics
 import subprocess
@@ -215,6 +216,16 @@ def cpu_model():
     return platform.processor() or "unknown"
 
 
+def boot_id():
+    """The running boot, as the suite records it (meta.boot_id): the history's like-for-like test."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as f:
+            text = f.read(100).strip()
+    except OSError:
+        return ""
+    return text if re.fullmatch(r"[0-9a-f-]{1,64}", text) else ""
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
@@ -373,7 +384,7 @@ def main():
     meta = {"suite_version": "peer_pytorch", "git_commit": commit, "git_dirty": dirty,
             "compiler": {"id": "PyTorch", "version": torch.__version__, "flags": ""},
             "build_type": "Release", "host": socket.gethostname(), "cpu_model": cpu_model(),
-            "logical_cores": os.cpu_count(), "threads": threads,
+            "logical_cores": os.cpu_count(), "boot_id": boot_id(), "threads": threads,
             "date_utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "data": files, "weights": a.weights, "flops_per_image": FLOPS_PER_IMAGE}
     if device == "cuda":

@@ -126,6 +126,7 @@ json make_report(const ReportMeta& meta, const std::vector<RunRecord>& runs) {
   m["host"] = host_name();
   m["cpu_model"] = cpu_model();
   m["logical_cores"] = logical_cores();
+  m["boot_id"] = boot_id();
   if (!meta.label.empty()) m["label"] = meta.label;
   int threads_ran = 0;  // what ran, not what was asked for (OMP_THREAD_LIMIT, one-thread variants)
   for (const RunRecord& r : runs) threads_ran = std::max(threads_ran, r.threads);

@@ -34,6 +34,17 @@ int logical_cores() {
   return n ? int(n) : 1;
 }
 
+std::string boot_id() {
+  std::ifstream in("/proc/sys/kernel/random/boot_id");
+  std::string id;
+  if (!std::getline(in, id)) return "";
+  // A UUID: hex digits and dashes only, so the report never carries whatever else such a file could hold.
+  const bool uuid = id.size() <= 64 && std::all_of(id.begin(), id.end(), [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || c == '-';
+  });
+  return uuid ? id : "";
+}
+
 std::string utc_now_iso8601() {
   const std::time_t t = std::time(nullptr);
   std::tm tm{};

@@ -9,6 +9,10 @@ namespace cnn {
 std::string host_name();
 std::string cpu_model();
 int logical_cores();
+// The kernel's id of the running boot (Linux: /proc/sys/kernel/random/boot_id), "" where there is none.
+// Two reports with one boot id ran in one session of one machine, so their times compare like for like;
+// across boots (a fresh VM, a rebooted host) the same code may run 1.5x apart.
+std::string boot_id();
 std::string utc_now_iso8601();
 // The resident-set high-water mark of this process since the last reset_peak_host_memory() (Linux
 // resets it through /proc/self/clear_refs; where that is refused, the process's whole-life peak).

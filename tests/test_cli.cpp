@@ -271,8 +271,12 @@ TEST(Cli, ReportHasTheDocumentedSchema) {
   const auto j = read_ordered_json(dir / "r.json");
   EXPECT_EQ(j["schema_version"], 1);
   for (const char* k : {"suite_version", "git_commit", "git_dirty", "compiler", "build_type", "host", "cpu_model",
-                        "logical_cores", "threads", "date_utc"})
+                        "logical_cores", "boot_id", "threads", "date_utc"})
     EXPECT_TRUE(j["meta"].contains(k)) << k;
+  // The history compares times only within one boot of a machine: the report must name the boot it ran in.
+  std::ifstream boot("/proc/sys/kernel/random/boot_id");
+  std::string boot_id;
+  if (std::getline(boot, boot_id)) EXPECT_EQ(j["meta"]["boot_id"], boot_id);
   const auto& run = j["runs"][0];
   for (const char* k : {"backend", "variant", "images", "distinct_images", "batch", "phases_ms", "layers_ms",
                         "forward_ms", "images_per_s", "accuracy", "validation"})

@@ -405,6 +405,11 @@ def probe_commit(probe, commit, subject, order, out_dir, platform, label=""):
                                           "load_avg_1min_end": after["load_avg_1min"],
                                           "other_runnable_start": before["other_runnable"],
                                           "other_runnable_end": after["other_runnable"]}}
+    # A past commit's suite may not record its boot; this run's is the boot it ran in. Its points and any
+    # other run of this boot compare like for like (history.judge_across_boots).
+    entry.setdefault("boot_id", history.this_boot_id())
+    if not entry["boot_id"]:
+        del entry["boot_id"]
     entry["id"] = history.entry_id(entry)
     failed = [r["benchmark"] for r in entry["runs"] if r.get("passed") is False]
     if failed:

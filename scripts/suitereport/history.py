@@ -42,6 +42,7 @@ from . import gate, identity, load, manifests, safe_io
 STORE_VERSION = 1
 PEERS = ("pytorch",)
 MAX_STORE_BYTES = safe_io.MAX_INPUT_BYTES
+BOOT_ID_RE = re.compile(r"^[0-9a-f-]{1,64}$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 STATUSES = ("build_failed", "run_failed", "validation_failed", "no_benchmarks", "checkout_failed")
 
@@ -58,6 +59,15 @@ def valid_date(text):
     except ValueError:
         return False
     return True
+
+
+def this_boot_id():
+    """The running boot's id (Linux), as the suite records it in meta.boot_id; "" where there is none."""
+    try:
+        text = Path("/proc/sys/kernel/random/boot_id").read_text()[:100].strip()
+    except OSError:
+        return ""
+    return text if BOOT_ID_RE.match(text) else ""
 
 
 def benchmark_name(backend, variant, images, threads, on_gpu):
@@ -151,11 +161,15 @@ def entry_of(path, machine=None, label=""):
         if load_info:
             run["machine_load"] = load_info
         runs.append(run)
-    return {"store_version": STORE_VERSION, "id": report_id(raw), "machine": machine or machine_of(path, rep),
-            "host": first.host, "cpu_model": first.cpu_model, "logical_cores": first.logical_cores,
-            "gpu_name": first.gpu_name, "label": label or first.label_text,
-            "git_commit": str(m.get("git_commit") or "unknown"), "git_dirty": bool(m.get("git_dirty")),
-            "date_utc": m["date_utc"], "source": rep.path, "runs": runs}
+    boot = m.get("boot_id")
+    entry = {"store_version": STORE_VERSION, "id": report_id(raw), "machine": machine or machine_of(path, rep),
+             "host": first.host, "cpu_model": first.cpu_model, "logical_cores": first.logical_cores,
+             "gpu_name": first.gpu_name, "label": label or first.label_text,
+             "git_commit": str(m.get("git_commit") or "unknown"), "git_dirty": bool(m.get("git_dirty")),
+             "date_utc": m["date_utc"], "source": rep.path, "runs": runs}
+    if isinstance(boot, str) and BOOT_ID_RE.match(boot):  # reports before the suite recorded it have none
+        entry["boot_id"] = boot
+    return entry
 
 
 def _check_entry(e, where):
@@ -166,7 +180,7 @@ def _check_entry(e, where):
             raise load.ReportError(f"{where}: missing '{key}'")
     if not valid_date(e["date_utc"]):
         raise load.ReportError(f"{where}: date_utc is no UTC time (YYYY-MM-DDTHH:MM:SSZ)")
-    for key in ("cpu_model", "gpu_name", "label", "host", "source", "git_subject", "status", "error"):
+    for key in ("cpu_model", "gpu_name", "label", "host", "source", "git_subject", "status", "error", "boot_id"):
         if key in e and not isinstance(e[key], str):
             raise load.ReportError(f"{where}: '{key}' is not a string")
     if "logical_cores" in e and not (is_number(e["logical_cores"]) and e["logical_cores"] >= 0):
@@ -346,6 +360,7 @@ class Point:
     p_value: float = None  # of the step test (one-sided Mann-Whitney U), where there was one
     reports: int = 0
     dirty: bool = False  # every report of this point was made on uncommitted changes (git_dirty)
+    boots: frozenset = frozenset()  # the machine boots its reports ran in (meta.boot_id; None: not recorded)
 
 
 @dataclass
@@ -384,6 +399,10 @@ class Step:
     # git knew the range and none of its commits changes code the benchmark runs: the machine, its driver or
     # toolchain moved it, not a commit (shown apart, never a regression)
     no_code_change: bool = False
+    # How far the step can be trusted (judge_across_boots): EVIDENCE's keys.
+    evidence: str = ""
+    controls: list = field(default_factory=list)  # [(benchmark, ratio)]: what the machine alone did meanwhile
+    drift: float = None  # the controls' median ratio
 
     @property
     def confidence(self):
@@ -435,7 +454,8 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
             p = Point(commit, first[1]["date_utc"], _median(samples) if samples else _median(medians), samples,
                       False if False in passed else (True if True in passed else None), medians=medians,
                       busy=not quiet, subject=subjects.get(commit) or first[1].get("git_subject", ""),
-                      reports=len(use), dirty=all(row[1].get("git_dirty") is True for row in use))
+                      reports=len(use), dirty=all(row[1].get("git_dirty") is True for row in use),
+                      boots=frozenset(row[1].get("boot_id") for row in use))
             s.points.append(p)
         del s._raw
         s.points.sort(key=lambda p: index.get(p.commit, len(index)))
@@ -532,6 +552,71 @@ def sustained(st, threshold, alpha):
     return d.fails if st.direction == "slower" else d.status.startswith("faster")
 
 
+# What a step's evidence says, for people (the dashboard shows it beside each step).
+EVIDENCE = {
+    "no code change": "no commit between its two points changes the code it runs: the machine",
+    "one boot": "both points ran in one boot of the machine: like for like",
+    "beyond controls": "across boots; benchmarks whose code did not change moved less meanwhile",
+    "moved with controls": "across boots; benchmarks whose code did not change moved as much: the machine",
+    "unconfirmed": "across boots, with too few unchanged benchmarks to tell the machine from the code: "
+                   "rerun both commits in one boot",
+}
+MIN_CONTROLS = 3  # unchanged benchmarks needed before their median says what the machine did
+
+
+def one_boot(a, b):
+    """Both points' reports ran in one and the same recorded boot."""
+    return len(a.boots) == 1 and a.boots == b.boots and None not in a.boots
+
+
+def controls_of(st, series_list, changed_code):
+    """[(benchmark, ratio)] of the benchmarks on the step's platform measured at both of its commits, in
+    the same boots as its two points, not busy, whose code no commit between them changes (a peer's never
+    does): what the machine did between the two points, without the code."""
+    s, p = st.series, st.point
+    base = next(q for q in s.points if q.commit == p.base)
+    out = []
+    for o in series_list:
+        if o is s or o.platform != s.platform:
+            continue
+        pts = {q.commit: q for q in o.points}
+        b, n = pts.get(p.base), pts.get(p.commit)
+        if not b or not n or b.busy or n.busy or b.boots != base.boots or n.boots != p.boots:
+            continue
+        if not o.peer and changed_code(p.base, p.commit, o.backend, o.variant):
+            continue
+        out.append((o.benchmark, n.median_ms / b.median_ms))
+    return out
+
+
+def judge_across_boots(found, series_list, changed_code, threshold):
+    """(kept, machine): a step between two points of one boot keeps its verdict. Across boots (a fresh VM,
+    another GPU machine: the same code may run 1.5x apart), the benchmarks whose code did not change are
+    its controls; where they moved as much as the step (its ratio over their median within the threshold)
+    the step is the machine's, else it stays, marked with what its controls did or as unconfirmed."""
+    kept, machine = [], []
+    for st in found:
+        base = next(q for q in st.series.points if q.commit == st.point.base)
+        if one_boot(base, st.point):
+            st.evidence = "one boot"
+            kept.append(st)
+            continue
+        st.controls = controls_of(st, series_list, changed_code)
+        if len(st.controls) < MIN_CONTROLS:
+            st.evidence = "unconfirmed"
+            kept.append(st)
+            continue
+        st.drift = _median([r for _, r in st.controls])
+        alone = st.ratio / st.drift
+        if 1 / (1 + threshold) <= alone <= 1 + threshold:
+            st.evidence = "moved with controls"
+            machine.append(st)
+        else:
+            st.evidence = "beyond controls"
+            kept.append(st)
+    return kept, machine
+
+
 def failures(entries, order):
     """(commit, subject, status, error) of the commits recorded as not built / not run, in git order."""
     index = {c: i for i, c in enumerate(order)}
@@ -562,7 +647,9 @@ class Analysis:
     alpha: float
     include_busy: bool
     busy_steps: list = field(default_factory=list)  # steps seen only with the busy points: candidates
-    no_code_change: list = field(default_factory=list)  # steps no commit of their range explains (Step)
+    # steps the machine explains (Step): no commit of their range changes their code, or their controls moved
+    # as much (judge_across_boots)
+    no_code_change: list = field(default_factory=list)
 
 
 def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAULT_ALPHA, include_busy=False,
@@ -594,7 +681,12 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     unexplained = [st for st in found if st.no_code_change]
     for st in unexplained:
         st.point.step = "machine"
+        st.evidence = "no code change"
     found = [st for st in found if not st.no_code_change]
+    found, with_machine = judge_across_boots(found, series_list, touching, threshold)
+    for st in with_machine:
+        st.point.step = "machine"
+    unexplained += with_machine
     candidates = []
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a

@@ -150,9 +150,11 @@ def cmd_html(args):
         safe_io.write_text(out, text)
     except (safe_io.UnsafePath, OSError) as e:
         raise load.ReportError(str(e) if isinstance(e, safe_io.UnsafePath) else f"{out}: {e.strerror}") from None
+    slower = [s for s in a.steps if s.direction == "slower"]
+    unconfirmed = sum(s.evidence == "unconfirmed" for s in slower)
     print(f"wrote {load.shown(out)} ({len(a.series)} series over {len(a.order)} commits, "
-          f"{sum(1 for s in a.steps if s.direction == 'slower')} regressions, "
-          f"{len(a.no_code_change)} moved with no change to their code)")
+          f"{len(slower)} regressions ({unconfirmed} unconfirmed: measured in different boots), "
+          f"{len(a.no_code_change)} the machine's)")
     if args.screenshot:
         from . import browser
         shot = Path(args.screenshot).resolve()

@@ -105,6 +105,10 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     (step,) = a.steps
     assert step.point.commit == commits[SLOW_AT - 1] and step.direction == "slower"
     assert step.ratio == pytest.approx(1.5) and step.confidence > 0.99
+    # One backfill runs in one boot: its step compares like for like (the old suites recorded no boot id).
+    if history.this_boot_id():
+        assert {e.get("boot_id") for e in entries if e["runs"]} == {history.this_boot_id()}
+        assert step.evidence == "one boot"
     assert [c for c, _ in step.range] == [commits[SLOW_AT - 1]]
     assert [(c, st) for c, _, st, _ in a.failures] == [(commits[3], "build_failed")]
 

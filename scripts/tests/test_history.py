@@ -498,3 +498,67 @@ def test_add_git_versions_stores_every_committed_version_of_a_report(tmp_path, m
     assert again.returncode == 0 and again.stdout.count("already in the store") == 2
     gone = run("add", "--git-versions", "results/none", "--store", store)
     assert gone.returncode == 2 and "git's history holds no version" in gone.stderr
+
+
+def boots_repo(tmp_path):
+    """A repository where commit 2 changes only serial:register_tiles' code (stored as "opt", its old name:
+    the header its registration includes) and serial:naive's files stay as they were: (repo, commits)."""
+    repo, commits = throwaway_repo(tmp_path, [
+        ("backends/serial/serial_opt.cpp", '#include "common/kernels/opt.hpp"\nconst char* v = "register_tiles";\n'),
+        ("backends/serial/serial_naive.cpp", 'const char* v = "naive";\n'),
+        ("common/kernels/opt.hpp", "// opt\n")])
+    (repo / "common/kernels/opt.hpp").write_text("// opt, changed\n")
+    for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "opt's header")):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    commits.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                                  text=True).stdout.strip())
+    return repo, commits
+
+
+@pytest.mark.parametrize("boots, controls, naive_factor, evidence, judged", [
+    (("b1", "b1"), 3, 1.3, "one boot", "step"),             # one boot: the verdict stands, whatever else moved
+    (("b1", "b2"), 3, 1.3, "moved with controls", "machine"),  # its unchanged neighbours moved as much
+    (("b1", "b2"), 3, 1.0, "beyond controls", "step"),      # they stayed: the code
+    (("b1", "b2"), 2, 1.0, "unconfirmed", "step"),          # too few to tell
+    ((None, None), 0, 1.0, "unconfirmed", "step"),          # reports that name no boot never compare as one
+    ((None, None), 3, 1.3, "moved with controls", "machine"),  # but their controls still tell
+])
+def test_a_step_across_boots_is_judged_against_benchmarks_whose_code_did_not_change(
+        tmp_path, boots, controls, naive_factor, evidence, judged):
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+
+    def at(commit, boot, k, **kw):
+        return store_line(commit, f"2026-11-0{k}T00:00:00Z", **kw, **({"boot_id": boot} if boot else {}))
+
+    entries = [at(base, boots[0], 1, ms=10.0), at(new, boots[1], 2, ms=13.0)]
+    for images, threads in [(1200, 1), (1200, 2), (50000, 1)][:controls]:
+        entries += [at(base, boots[0], 1, variant="naive", images=images, threads=threads, ms=20.0),
+                    at(new, boots[1], 2, variant="naive", images=images, threads=threads, ms=20.0 * naive_factor)]
+    a = history.analyse(entries, repo=repo)
+    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
+    assert st.evidence == evidence and st.point.commit == new
+    assert (st in a.steps, st in a.no_code_change) == (judged == "step", judged == "machine")
+    if evidence in ("moved with controls", "beyond controls"):
+        assert len(st.controls) == controls and st.drift == pytest.approx(naive_factor)
+    from suitereport import dashboard
+    [shown] = [x for x in dashboard.page_data(a)["steps" if judged == "step" else "no_code_change"]
+               if x["benchmark"].startswith("serial:register_tiles")]
+    assert shown["evidence"] == evidence
+    # an unconfirmed CPU step says how to confirm it: both commits again, in one boot
+    assert bool(shown["confirm"]) == (evidence == "unconfirmed")
+    if shown["confirm"]:
+        assert shown["confirm"].startswith(f"scripts/history backfill {base[:10]} {new[:10]} --again")
+        assert "--backends serial:register_tiles --images 1200 --threads 1" in shown["confirm"]
+
+
+def test_add_keeps_the_reports_boot_and_drops_one_that_is_no_id(tmp_path):
+    store = tmp_path / "store.jsonl"
+    for i, boot in enumerate(("0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9", "<img src=x onerror=alert(1)>")):
+        path = commit_report(tmp_path / f"r{i}.json", f"{i + 1}" * 40, f"2026-11-0{i + 1}T00:00:00Z")
+        data = json.loads(path.read_text())
+        data["meta"]["boot_id"] = boot
+        path.write_text(json.dumps(data))
+        assert run("add", path, "--store", store).returncode == 0
+    boots = [json.loads(line).get("boot_id") for line in store.read_text().splitlines()]
+    assert boots == ["0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9", None]
