@@ -74,8 +74,9 @@ details summary { cursor: pointer; color: #333; }
 <p class="lead">Forward time per pass (median of the timed passes, ms; lower is faster) of each benchmark over
 commits in git order, from <code>%(store)s</code>. A <b>step</b> is a change beyond %(threshold)s that a
 one-sided Mann-Whitney U test on the passes finds significant (p &lt; %(alpha)s) against the last earlier quiet
-measurement of the same benchmark on the same machine. Its <b>evidence</b>: "one boot" where both points ran in
-one boot of the machine (the reports' <code>boot_id</code>), like for like. Across boots (a fresh VM, another GPU
+measurement of the same benchmark on the same machine. Its <b>evidence</b>: "one boot" where both commits ran in
+one boot of the machine (the reports' <code>boot_id</code>), like for like: that boot's passes decide, and a step
+they do not show is the machine's ("gone in one boot"). Across boots (a fresh VM, another GPU
 machine) the same code may run 1.5x apart, so the benchmarks on that machine whose code no commit in between
 changes, measured at the same two commits, are its controls: "beyond controls" where they moved less, and where
 they moved as much the step is the machine's (listed below, not a regression); with fewer than %(min_controls)s
@@ -147,6 +148,7 @@ function evidenceCell(td, s) {
     return;
   }
   h("b", {}, s.evidence, td);
+  if (s.boot_ratio !== null) h("div", {}, "within that boot: " + pct(s.boot_ratio - 1), td);
   if (s.drift !== null) h("div", {}, s.controls + " unchanged benchmarks: " + pct(s.drift - 1), td);
   if (s.evidence === "unconfirmed") h("div", {}, "measured in different boots", td);
   if (s.confirm) h("code", {class: "confirm"}, s.confirm, h("div", {}, null, td));
@@ -390,7 +392,8 @@ def _step(st):
               "commit": st.point.commit, "base": st.point.base, "range": [c for c, _ in st.range],
               "suspects": st.suspects, "dirty": st.point.dirty, "evidence": st.evidence,
               "evidence_text": history.EVIDENCE.get(st.evidence, ""), "controls": len(st.controls),
-              "drift": None if st.drift is None else _r(st.drift), "confirm": _confirm_command(st)}
+              "drift": None if st.drift is None else _r(st.drift),
+              "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "confirm": _confirm_command(st)}
 
 
 def _confirm_command(st):

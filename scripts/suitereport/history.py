@@ -361,6 +361,7 @@ class Point:
     reports: int = 0
     dirty: bool = False  # every report of this point was made on uncommitted changes (git_dirty)
     boots: frozenset = frozenset()  # the machine boots its reports ran in (meta.boot_id; None: not recorded)
+    by_boot: dict = field(default_factory=dict)  # {boot id: the passes of this point's reports of that boot}
 
 
 @dataclass
@@ -403,6 +404,7 @@ class Step:
     evidence: str = ""
     controls: list = field(default_factory=list)  # [(benchmark, ratio)]: what the machine alone did meanwhile
     drift: float = None  # the controls' median ratio
+    boot_ratio: float = None  # the ratio within the boot both commits ran in, where there is one
 
     @property
     def confidence(self):
@@ -456,6 +458,9 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
                       busy=not quiet, subject=subjects.get(commit) or first[1].get("git_subject", ""),
                       reports=len(use), dirty=all(row[1].get("git_dirty") is True for row in use),
                       boots=frozenset(row[1].get("boot_id") for row in use))
+            for _, e, r in use:
+                if e.get("boot_id"):
+                    p.by_boot.setdefault(e["boot_id"], []).extend(r["samples"] or [r["median_ms"]])
             s.points.append(p)
         del s._raw
         s.points.sort(key=lambda p: index.get(p.commit, len(index)))
@@ -555,7 +560,8 @@ def sustained(st, threshold, alpha):
 # What a step's evidence says, for people (the dashboard shows it beside each step).
 EVIDENCE = {
     "no code change": "no commit between its two points changes the code it runs: the machine",
-    "one boot": "both points ran in one boot of the machine: like for like",
+    "one boot": "both commits ran in one boot of the machine: like for like",
+    "gone in one boot": "across boots it moved, but both commits run in one boot did not: the machine",
     "beyond controls": "across boots; benchmarks whose code did not change moved less meanwhile",
     "moved with controls": "across boots; benchmarks whose code did not change moved as much: the machine",
     "unconfirmed": "across boots, with too few unchanged benchmarks to tell the machine from the code: "
@@ -564,9 +570,10 @@ EVIDENCE = {
 MIN_CONTROLS = 3  # unchanged benchmarks needed before their median says what the machine did
 
 
-def one_boot(a, b):
-    """Both points' reports ran in one and the same recorded boot."""
-    return len(a.boots) == 1 and a.boots == b.boots and None not in a.boots
+def shared_boot(a, b):
+    """A recorded boot in which both points' commits ran (the one with the most passes), or None."""
+    shared = [x for x in a.by_boot if x in b.by_boot]
+    return max(shared, key=lambda x: (len(a.by_boot[x]) + len(b.by_boot[x]), x), default=None)
 
 
 def controls_of(st, series_list, changed_code):
@@ -589,17 +596,24 @@ def controls_of(st, series_list, changed_code):
     return out
 
 
-def judge_across_boots(found, series_list, changed_code, threshold):
-    """(kept, machine): a step between two points of one boot keeps its verdict. Across boots (a fresh VM,
-    another GPU machine: the same code may run 1.5x apart), the benchmarks whose code did not change are
-    its controls; where they moved as much as the step (its ratio over their median within the threshold)
-    the step is the machine's, else it stays, marked with what its controls did or as unconfirmed."""
+def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
+    """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step), that
+    boot's passes alone decide: the step stays with their ratio, or, if they show none, it is the
+    machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
+    whose code did not change are its controls; where they moved as much as the step (its ratio over their
+    median within the threshold) the step is the machine's, else it stays, marked with what its controls
+    did, or as unconfirmed where they are too few."""
     kept, machine = [], []
     for st in found:
         base = next(q for q in st.series.points if q.commit == st.point.base)
-        if one_boot(base, st.point):
-            st.evidence = "one boot"
-            kept.append(st)
+        boot = shared_boot(base, st.point)
+        if boot:
+            b, n = base.by_boot[boot], st.point.by_boot[boot]
+            d = gate.decide(b, n, _median(b), _median(n), threshold, alpha)
+            held = d.fails if st.direction == "slower" else d.status.startswith("faster")
+            st.boot_ratio = d.ratio
+            st.evidence = "one boot" if held else "gone in one boot"
+            (kept if held else machine).append(st)
             continue
         st.controls = controls_of(st, series_list, changed_code)
         if len(st.controls) < MIN_CONTROLS:
@@ -683,7 +697,7 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
         st.point.step = "machine"
         st.evidence = "no code change"
     found = [st for st in found if not st.no_code_change]
-    found, with_machine = judge_across_boots(found, series_list, touching, threshold)
+    found, with_machine = judge_across_boots(found, series_list, touching, threshold, alpha)
     for st in with_machine:
         st.point.step = "machine"
     unexplained += with_machine

@@ -562,3 +562,19 @@ def test_add_keeps_the_reports_boot_and_drops_one_that_is_no_id(tmp_path):
         assert run("add", path, "--store", store).returncode == 0
     boots = [json.loads(line).get("boot_id") for line in store.read_text().splitlines()]
     assert boots == ["0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9", None]
+
+
+@pytest.mark.parametrize("rerun_factor, evidence", [(1.3, "one boot"), (1.0, "gone in one boot")])
+def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rerun_factor, evidence):
+    # The step was seen across boots b1 -> b2 with no control; a backfill ran both commits again in boot b3.
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+    entries = [store_line(base, "2026-11-01T00:00:00Z", ms=10.0, boot_id="b1"),
+               store_line(new, "2026-11-02T00:00:00Z", ms=13.0, boot_id="b2"),
+               store_line(base, "2026-11-03T00:00:00Z", ms=11.0, boot_id="b3", label=""),
+               store_line(new, "2026-11-03T01:00:00Z", ms=11.0 * rerun_factor, boot_id="b3")]
+    entries[2]["id"] += "-rerun"
+    a = history.analyse(entries, repo=repo)
+    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
+    assert st.evidence == evidence and st.boot_ratio == pytest.approx(rerun_factor)
+    assert (st in a.steps) == (evidence == "one boot") and (st in a.no_code_change) == (evidence != "one boot")
