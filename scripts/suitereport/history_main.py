@@ -5,6 +5,7 @@
   history backfill RANGE|COMMIT... [--every N]                 build and run past commits, store them
   history bisect BENCHMARK GOOD BAD                           find the commit where a benchmark stepped
   history html --out FILE                                     the dashboard (summary + charts), one file
+  history steps [--commit REV]                                the steps as text, one line each (CI logs)
   history plot --out DIR                                      the same charts as PNG files
 Exit codes: 0 ok; 2 bad input (a bad report, a bad store line, a missing store, a refused path).
 """
@@ -137,6 +138,32 @@ def cmd_plot(args):
         path = history_charts.overview_chart(machine, a.series, a.order, out / f"{name}.png")
         if path:
             print(f"wrote {load.shown(path)}")
+    return cli.EXIT_OK
+
+
+def step_line(st, kind):
+    """One step as a line of text: what moved, how much, where, between which commits, and its evidence."""
+    within = "" if st.boot_ratio is None else f", within that boot {100 * (st.boot_ratio - 1):+.1f} %"
+    controls = "" if st.drift is None else f", {len(st.controls)} controls {100 * (st.drift - 1):+.1f} %"
+    return (f"{kind:8} {100 * (st.ratio - 1):+7.1f} %  {st.series.benchmark}  on {st.series.machine}  "
+            f"{st.point.base[:10]}..{st.point.commit[:10]}  evidence: {st.evidence or '-'}{within}{controls}")
+
+
+def cmd_steps(args):
+    a = analyse(args)
+    at = None
+    if args.commit:
+        from . import git_order
+        repo = args.repo or history.identity.REPO_ROOT
+        at = git_order._git(repo, "rev-parse", "--verify", "--quiet", f"{args.commit}^{{commit}}").strip()
+        if not at:
+            raise load.ReportError(f"--commit {args.commit[:80]!r}: no such commit in {load.shown(repo)}")
+    rows = [(st, st.direction) for st in a.steps] + [(st, "machine") for st in a.no_code_change]
+    rows = [(st, kind) for st, kind in rows if at is None or st.point.commit == at]
+    for st, kind in rows:
+        print(step_line(st, kind))
+    if not rows:
+        print("no step" + (f" at {at[:10]}" if at else "") + f" beyond {100 * a.threshold:g} % and the noise")
     return cli.EXIT_OK
 
 
@@ -346,12 +373,18 @@ def main(argv):
                               "count, its variants as lines, and one overview per platform"),
                              ("html", cmd_html, "the dashboard: a summary (regressions with their commit "
                               "ranges, latest against previous per machine) above one chart per platform x "
-                              "backend x image count, filters for machine and backend; one file, no network")):
+                              "backend x image count, filters for machine and backend; one file, no network"),
+                             ("steps", cmd_steps, "the steps as text, one line each: slower / faster / machine "
+                              "(the machine's, not the code's), the change, benchmark, platform, the commits "
+                              "compared and the evidence (one boot, controls, unconfirmed)")):
         short = {"plot": "draw the history as PNG charts (a chart per machine x backend x image count)",
-                 "html": "write the dashboard: regressions with their commit ranges, then the charts"}[name]
+                 "html": "write the dashboard: regressions with their commit ranges, then the charts",
+                 "steps": "print the steps, one line each (all, or those at one commit)"}[name]
         s = sub.add_parser(name, help=short, description=what)
         if name == "plot":
             s.add_argument("--out", required=True, metavar="DIR", help="folder of the PNG files")
+        elif name == "steps":
+            s.add_argument("--commit", metavar="REV", help="only the steps measured at this commit")
         else:
             s.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
             s.add_argument("--screenshot", metavar="PNG",
@@ -363,7 +396,7 @@ def main(argv):
         s.add_argument("--repo", metavar="DIR",
                        help="the repository whose commit order is used (default: the one these scripts are in)")
         s.set_defaults(func=func)
-    for s in (sub.choices["plot"], sub.choices["html"], c):
+    for s in (sub.choices["plot"], sub.choices["html"], sub.choices["steps"], c):
         cli.add_step_options(s, "a step is a change beyond this (default: 10%%) and beyond the noise")
     for s in sub.choices.values():
         s.add_argument("--store", default=str(DEFAULT_STORE), metavar="PATH",

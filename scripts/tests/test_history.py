@@ -578,3 +578,19 @@ def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rer
     [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
     assert st.evidence == evidence and st.boot_ratio == pytest.approx(rerun_factor)
     assert (st in a.steps) == (evidence == "one boot") and (st in a.no_code_change) == (evidence != "one boot")
+
+
+def test_steps_prints_one_line_a_step_and_filters_by_commit(tmp_path):
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+    store = write_store(tmp_path / "store.jsonl", [
+        store_line(base, "2026-11-01T00:00:00Z", ms=10.0, boot_id="b1"),
+        store_line(new, "2026-11-02T00:00:00Z", ms=13.0, boot_id="b1")])
+    r = run("steps", "--store", store, "--repo", repo)
+    assert r.returncode == 0, r.stderr
+    [line] = r.stdout.splitlines()
+    assert line.split()[:3] == ["slower", "+30.0", "%"] and "serial:register_tiles/images:1200/threads:1" in line
+    assert f"{base[:10]}..{new[:10]}" in line and line.endswith("evidence: one boot, within that boot +30.0 %")
+    assert run("steps", "--store", store, "--repo", repo, "--commit", new).stdout == r.stdout
+    assert run("steps", "--store", store, "--repo", repo, "--commit", base).stdout.startswith(f"no step at {base[:10]}")
+    one_line_error(run("steps", "--store", store, "--repo", repo, "--commit", "no-such-rev"), "no such commit")
