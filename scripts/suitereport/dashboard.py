@@ -91,12 +91,13 @@ candidates, not verdicts)</summary>
 change. Under load most are the machine, not the code: confirm one with a quiet rerun of both commits or
 <code>scripts/history bisect BENCHMARK GOOD BAD</code>.</p>
 <div id="candidates"></div></details>
-<details id="machine-box"><summary><b>Moved with no change to the code they run</b> (<span id="machine-count"></span>,
+<details id="machine-box"><summary><b>Moved by the machine, not the code</b> (<span id="machine-count"></span>,
 not regressions)</summary>
 <p class="lead">Steps whose commit range git knows and none of whose commits changes a file the variant is built
 from (its registration and what that includes, the rest of its backend's folder but other variants' own files,
-the shared and common code, the harness and the build), and steps across boots whose controls moved as much
-(evidence "moved with controls"). What moved them is the machine, its driver or toolchain:
+the shared and common code, the harness and the build); steps across boots whose controls moved as much
+(evidence "moved with controls"); and steps that both commits run again in one boot did not show ("gone in one
+boot"). What moved them is the machine, its driver or toolchain:
 a GPU report comes from a fresh machine each session, and a launch-bound run at few images moves by 10-25 %%
 between them. Circled grey in the charts.</p>
 <div id="no-code-change"></div></details>

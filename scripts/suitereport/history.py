@@ -598,7 +598,7 @@ def controls_of(st, series_list, changed_code):
 
 def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
     """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step), that
-    boot's passes alone decide: the step stays with their ratio, or, if they show none, it is the
+    boot's passes alone decide: the step stays (boot_ratio: their ratio), or, if they show none, it is the
     machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
     whose code did not change are its controls; where they moved as much as the step (its ratio over their
     median within the threshold) the step is the machine's, else it stays, marked with what its controls
@@ -661,8 +661,8 @@ class Analysis:
     alpha: float
     include_busy: bool
     busy_steps: list = field(default_factory=list)  # steps seen only with the busy points: candidates
-    # steps the machine explains (Step): no commit of their range changes their code, or their controls moved
-    # as much (judge_across_boots)
+    # steps the machine explains (Step): no commit of their range changes their code, their controls moved as
+    # much, or both commits run in one boot show none (judge_across_boots)
     no_code_change: list = field(default_factory=list)
 
 
