@@ -188,6 +188,10 @@ class Probe:
     log: object = print
     last_output: str = field(default="", repr=False)
 
+    def __post_init__(self):
+        # The commands run inside the worktree: a relative --workdir must not be read from there.
+        self.workdir = Path(self.workdir).absolute()
+
     @property
     def src(self):
         return Path(self.workdir) / "src"

@@ -113,6 +113,19 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     assert [(c, st) for c, _, st, _ in a.failures] == [(commits[3], "build_failed")]
 
 
+def test_a_relative_workdir_is_the_callers_not_the_worktrees(repo, tmp_path, monkeypatch):
+    # The build and run commands run inside the worktree; {src} must still name it from there (CI passes
+    # --workdir build/history-ci).
+    r, commits = repo
+    monkeypatch.chdir(tmp_path)
+    args = probe_args(tmp_path, r)
+    args[args.index("--workdir") + 1] = "work-relative"
+    res = run_tool("history", "backfill", f"{commits[0]}..{commits[5]}", "--store", tmp_path / "s.jsonl",
+                   "--backends", "serial:register_tiles", *args)
+    assert res.returncode == 0, res.stderr
+    assert "backfill: 1 build_failed, 4 ok" in res.stdout, res.stdout + res.stderr
+
+
 def test_commits_are_in_git_order_not_report_order(repo):
     r, commits = repo
     # reports of old commits made last (a backfill) come first all the same
