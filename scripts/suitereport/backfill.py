@@ -40,11 +40,18 @@ DEFAULT_SET = manifests.history_set()
 DEFAULT_IMAGES = "1200"
 DEFAULT_THREADS = 2
 DEFAULT_REPEAT = 10
-CMAKE_OPTIONS = (["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMPILE_WARNING_AS_ERROR=OFF",
-                  "-DBUILD_TESTING=OFF", "-DSUITE_BUILD_TESTS=OFF", "-DSUITE_BUILD_BENCHMARKS=OFF",
-                  "-DSUITE_BUILD_FUZZERS=OFF"]
-                 # Only the backends of the set: the others (GPU and offload toolchains) take minutes to compile.
-                 + manifests.cmake_off({want.partition(":")[0] for want in DEFAULT_SET}))
+BASE_CMAKE_OPTIONS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMPILE_WARNING_AS_ERROR=OFF",
+                      "-DBUILD_TESTING=OFF", "-DSUITE_BUILD_TESTS=OFF", "-DSUITE_BUILD_BENCHMARKS=OFF",
+                      "-DSUITE_BUILD_FUZZERS=OFF"]
+
+
+def cmake_options(backends):
+    """The default build's options for a benchmark set: only the backends it runs are built (the others, GPU
+    and offload toolchains among them, take minutes to compile; a step of onednn:fp32 needs oneDNN built)."""
+    return BASE_CMAKE_OPTIONS + manifests.cmake_off({want.partition(":")[0] for want in backends})
+
+
+CMAKE_OPTIONS = cmake_options(DEFAULT_SET)
 
 
 class BackfillError(load.ReportError):
@@ -225,7 +232,7 @@ class Probe:
         b = self.build_dir
         launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"] \
             if shutil.which("ccache") else []
-        configure = ["cmake", "-S", str(self.src), "-B", str(b)] + CMAKE_OPTIONS + launcher
+        configure = ["cmake", "-S", str(self.src), "-B", str(b)] + cmake_options(self.backends) + launcher
         build = ["cmake", "--build", str(b), "--target", "suite"]
         for attempt in (1, 2):
             ok = self._sh(shlex.join(configure), self.src) == 0 and self._sh(shlex.join(build), self.src) == 0

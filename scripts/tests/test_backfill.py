@@ -221,7 +221,21 @@ def test_default_set_comes_from_the_manifests(tmp_path, monkeypatch):
         reloaded = importlib.reload(backfill)
         assert reloaded.DEFAULT_SET == ("alpha:fast", "alpha:faster")
         assert "-DWITH_BETA=OFF" in reloaded.CMAKE_OPTIONS and "-DWITH_ALPHA=OFF" not in reloaded.CMAKE_OPTIONS
+        # a set naming another backend (a step's confirmation: --backends beta:x) builds that one instead
+        asked = reloaded.cmake_options(("beta:x",))
+        assert "-DWITH_ALPHA=OFF" in asked and "-DWITH_BETA=OFF" not in asked
     finally:
         monkeypatch.undo()
         importlib.reload(backfill)
     assert backfill.DEFAULT_SET and all(":" in want for want in backfill.DEFAULT_SET)
+
+
+def test_the_default_build_builds_the_backends_it_is_asked_to_run(tmp_path):
+    # The dashboard's command that confirms a step of onednn:fp32 passes --backends onednn:fp32: the build
+    # must not switch oneDNN off, as the quick set's build does.
+    from suitereport import backfill
+    calls = []
+    probe = backfill.Probe(repo=tmp_path, workdir=tmp_path / "w", backends=("onednn:fp32",))
+    probe._sh = lambda command, cwd: calls.append(command) or 1
+    assert probe.build_commit("0" * 40)[0] is False
+    assert "-DWITH_ONEDNN=OFF" not in calls[0] and "-DWITH_CUDA=OFF" in calls[0]
