@@ -47,7 +47,8 @@ BASE_CMAKE_OPTIONS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMP
 
 def cmake_options(backends):
     """The default build's options for a benchmark set: only the backends it runs are built (the others, GPU
-    and offload toolchains among them, take minutes to compile; a step of onednn:fp32 needs oneDNN built)."""
+    and offload toolchains among them, take minutes to compile; confirming a step of a library backend
+    needs that library built)."""
     return BASE_CMAKE_OPTIONS + manifests.cmake_off({want.partition(":")[0] for want in backends})
 
 
