@@ -48,8 +48,11 @@ BASE_CMAKE_OPTIONS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMP
 def cmake_options(backends):
     """The default build's options for a benchmark set: only the backends it runs are built (the others, GPU
     and offload toolchains among them, take minutes to compile; confirming a step of a library backend
-    needs that library built)."""
-    return BASE_CMAKE_OPTIONS + manifests.cmake_off({want.partition(":")[0] for want in backends})
+    needs that library built). The asked ones are set back to AUTO: the build tree is re-used, and an earlier
+    set may have cached them OFF."""
+    names = {want.partition(":")[0] for want in backends}
+    asked = [f"-DWITH_{name.upper()}=AUTO" for name in sorted(names) if name in manifests.manifests()]
+    return BASE_CMAKE_OPTIONS + asked + manifests.cmake_off(names)
 
 
 CMAKE_OPTIONS = cmake_options(DEFAULT_SET)

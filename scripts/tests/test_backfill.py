@@ -224,6 +224,7 @@ def test_default_set_comes_from_the_manifests(tmp_path, monkeypatch):
         # a set naming another backend (a step's confirmation: --backends beta:x) builds that one instead
         asked = reloaded.cmake_options(("beta:x",))
         assert "-DWITH_ALPHA=OFF" in asked and "-DWITH_BETA=OFF" not in asked
+        assert "-DWITH_BETA=AUTO" in asked  # a re-used build tree may have cached it OFF
     finally:
         monkeypatch.undo()
         importlib.reload(backfill)
