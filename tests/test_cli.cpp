@@ -462,14 +462,6 @@ TEST(CliBinary, NoNvidiaDriverIsNamedAsSuch) {
   if (!any_cuda) GTEST_SKIP() << "no CUDA backend built";
 }
 
-// The report's meta of a baseline run with `env` added to the environment: the OpenMP settings that ran.
-nlohmann::json meta_of_run_with(const std::vector<std::string>& env) {
-  TempDir dir;
-  const CliResult r = run_suite_with_env(baseline_run(3, dir / "r.json"), env);
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  return read_json(dir / "r.json")["meta"];
-}
-
 // The suite's OpenMP defaults (suite/main.cpp) hold unless the user chose otherwise, and the report says what
 // ran: threads spin briefly, then sleep (a chosen policy keeps libgomp's spin count for it; a chosen spin count
 // is kept), and they are bound as Kokkos::OpenMP recommends.

@@ -55,9 +55,6 @@ def cmake_options(backends):
     return BASE_CMAKE_OPTIONS + asked + manifests.cmake_off(names)
 
 
-CMAKE_OPTIONS = cmake_options(DEFAULT_SET)
-
-
 class BackfillError(load.ReportError):
     """One line: what could not be done (not a commit's failure, which is recorded in the store)."""
 
@@ -422,9 +419,9 @@ def probe_commit(probe, commit, subject, order, out_dir, platform, label=""):
                                           "other_runnable_end": after["other_runnable"]}}
     # A past commit's suite may not record its boot; this run's is the boot it ran in. Its points and any
     # other run of this boot compare like for like (history.judge_across_boots).
-    entry.setdefault("boot_id", history.this_boot_id())
-    if not entry["boot_id"]:
-        del entry["boot_id"]
+    boot = identity.this_boot_id()
+    if boot:
+        entry.setdefault("boot_id", boot)
     entry["id"] = history.entry_id(entry)
     failed = [r["benchmark"] for r in entry["runs"] if r.get("passed") is False]
     if failed:

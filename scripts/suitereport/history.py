@@ -42,7 +42,6 @@ from . import gate, identity, load, manifests, safe_io
 STORE_VERSION = 1
 PEERS = ("pytorch",)
 MAX_STORE_BYTES = safe_io.MAX_INPUT_BYTES
-BOOT_ID_RE = re.compile(r"^[0-9a-f-]{1,64}$")
 DATE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$")
 STATUSES = ("build_failed", "run_failed", "validation_failed", "no_benchmarks", "checkout_failed")
 
@@ -59,15 +58,6 @@ def valid_date(text):
     except ValueError:
         return False
     return True
-
-
-def this_boot_id():
-    """The running boot's id (Linux), as the suite records it in meta.boot_id; "" where there is none."""
-    try:
-        text = Path("/proc/sys/kernel/random/boot_id").read_text()[:100].strip()
-    except OSError:
-        return ""
-    return text if BOOT_ID_RE.match(text) else ""
 
 
 def benchmark_name(backend, variant, images, threads, on_gpu):
@@ -167,7 +157,7 @@ def entry_of(path, machine=None, label=""):
              "gpu_name": first.gpu_name, "label": label or first.label_text,
              "git_commit": str(m.get("git_commit") or "unknown"), "git_dirty": bool(m.get("git_dirty")),
              "date_utc": m["date_utc"], "source": rep.path, "runs": runs}
-    if isinstance(boot, str) and BOOT_ID_RE.match(boot):  # reports before the suite recorded it have none
+    if isinstance(boot, str) and identity.BOOT_ID_RE.match(boot):  # reports before the suite recorded it have none
         entry["boot_id"] = boot
     return entry
 

@@ -153,11 +153,8 @@ def cmd_steps(args):
     a = analyse(args)
     at = None
     if args.commit:
-        from . import git_order
-        repo = args.repo or history.identity.REPO_ROOT
-        at = git_order._git(repo, "rev-parse", "--verify", "--quiet", f"{args.commit}^{{commit}}").strip()
-        if not at:
-            raise load.ReportError(f"--commit {args.commit[:80]!r}: no such commit in {load.shown(repo)}")
+        from . import backfill
+        at = backfill.resolve(args.repo or history.identity.REPO_ROOT, args.commit)
     rows = [(st, st.direction) for st in a.steps] + [(st, "machine") for st in a.no_code_change]
     rows = [(st, kind) for st, kind in rows if at is None or st.point.commit == at]
     for st, kind in rows:

@@ -8,6 +8,9 @@ its logical core count (the 2-core EPYC VM and a 64-core EPYC are different plat
 told apart. An offload model that fell back to the host (no device) ran on no platform of its own: it is
 marked `host_fallback` and counts on no CPU platform.
 
+Session: the Linux boot a run was in (meta.boot_id; this_boot_id() for runs the tools start): two runs of
+one boot compare like for like (history.judge_across_boots).
+
 Variant names: a backend folder's manifest.json lists the names its variants had before ("renamed":
 {"old": "new"}); reports are read with the new names, so old and new runs are one series everywhere.
 """
@@ -15,11 +18,22 @@ Variant names: a backend folder's manifest.json lists the names its variants had
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 
 from . import manifests as backend_manifests
 
 REPO_ROOT = backend_manifests.REPO_ROOT
 BACKENDS_DIRS = (backend_manifests.BACKENDS_DIR,)
+BOOT_ID_RE = re.compile(r"^[0-9a-f-]{1,64}$")  # a UUID, as Linux writes it
+
+
+def this_boot_id():
+    """The running boot's id (Linux), as the suite records it in meta.boot_id; "" where there is none."""
+    try:
+        text = Path("/proc/sys/kernel/random/boot_id").read_text()[:100].strip()
+    except OSError:
+        return ""
+    return text if BOOT_ID_RE.match(text) else ""
 
 
 @dataclass(frozen=True)

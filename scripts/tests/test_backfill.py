@@ -12,7 +12,7 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import git_order, history  # noqa: E402
+from suitereport import git_order, history, identity  # noqa: E402
 from test_history import store_line, write_store  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
@@ -106,8 +106,8 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     assert step.point.commit == commits[SLOW_AT - 1] and step.direction == "slower"
     assert step.ratio == pytest.approx(1.5) and step.confidence > 0.99
     # One backfill runs in one boot: its step compares like for like (the old suites recorded no boot id).
-    if history.this_boot_id():
-        assert {e.get("boot_id") for e in entries if e["runs"]} == {history.this_boot_id()}
+    if identity.this_boot_id():
+        assert {e.get("boot_id") for e in entries if e["runs"]} == {identity.this_boot_id()}
         assert step.evidence == "one boot"
     assert [c for c, _ in step.range] == [commits[SLOW_AT - 1]]
     assert [(c, st) for c, _, st, _ in a.failures] == [(commits[3], "build_failed")]
@@ -220,7 +220,8 @@ def test_default_set_comes_from_the_manifests(tmp_path, monkeypatch):
     try:
         reloaded = importlib.reload(backfill)
         assert reloaded.DEFAULT_SET == ("alpha:fast", "alpha:faster")
-        assert "-DWITH_BETA=OFF" in reloaded.CMAKE_OPTIONS and "-DWITH_ALPHA=OFF" not in reloaded.CMAKE_OPTIONS
+        quick = reloaded.cmake_options(reloaded.DEFAULT_SET)
+        assert "-DWITH_BETA=OFF" in quick and "-DWITH_ALPHA=OFF" not in quick
         # a set naming another backend (a step's confirmation: --backends beta:x) builds that one instead
         asked = reloaded.cmake_options(("beta:x",))
         assert "-DWITH_ALPHA=OFF" in asked and "-DWITH_BETA=OFF" not in asked
