@@ -75,7 +75,8 @@ details summary { cursor: pointer; color: #333; }
 <p class="lead">Forward time per pass (median of the timed passes, ms; lower is faster) of each benchmark over
 commits in git order, from <code>%(store)s</code>. A <b>step</b> is a change beyond %(threshold)s that a
 one-sided Mann-Whitney U test on the passes finds significant (p &lt; %(alpha)s) against the last earlier quiet
-measurement of the same benchmark on the same machine. Its <b>evidence</b>: "one boot" where both commits ran in
+measurement of the same benchmark on the same machine, built the same way (compiler, flags and runtime: a
+benchmark built two ways is two lines, its build in brackets). Its <b>evidence</b>: "one boot" where both commits ran in
 one boot of the machine (the reports' <code>boot_id</code>), like for like: that boot's passes decide, and a step
 they do not show is the machine's ("gone in one boot"). Across boots (a fresh VM, another GPU
 machine) the same code may run 1.5x apart, so the benchmarks on that machine whose code no commit in between
@@ -349,7 +350,7 @@ def _r(x):
 
 
 def _series_data(s):
-    return {"name": s.line_name, "benchmark": s.benchmark, "color": palette.color(f"{s.backend}:{s.variant}"),
+    return {"name": s.line_name, "benchmark": s.title, "color": palette.color(f"{s.backend}:{s.variant}"),
             "dashed": (not s.on_gpu) and s.threads > 1,
             "points": [{"commit": p.commit, "date": p.date, "ms": _r(p.median_ms), "busy": p.busy, "step": p.step,
                         "change": _r(p.change), "base": p.base, "n": len(p.samples), "reports": p.reports,
@@ -374,10 +375,10 @@ def page_data(a):
     for machine in sorted({s.machine for s in a.series}):
         rows = []
         for s in sorted((s for s in a.series if s.machine == machine),
-                        key=lambda s: (_backend_rank(s.backend), s.benchmark)):
+                        key=lambda s: (_backend_rank(s.backend), s.title)):
             last = s.points[-1]
             prev = s.points[-2] if len(s.points) > 1 else None
-            rows.append({"benchmark": s.benchmark, "backend": s.backend, "commit": last.commit, "ms": _r(last.median_ms),
+            rows.append({"benchmark": s.title, "backend": s.backend, "commit": last.commit, "ms": _r(last.median_ms),
                          "busy": last.busy, "prev": prev.commit if prev else "", "prev_ms": _r(prev.median_ms) if prev else 0,
                          "change": _r(last.median_ms / prev.median_ms - 1) if prev else 0.0, "step": last.step})
         latest.append({"machine": machine, "rows": rows})
@@ -388,7 +389,7 @@ def page_data(a):
 
 
 def _step(st):
-    return {"benchmark": st.series.benchmark, "machine": st.series.machine, "backend": st.series.backend,
+    return {"benchmark": st.series.title, "machine": st.series.machine, "backend": st.series.backend,
               "direction": st.direction, "ratio": _r(st.ratio), "ms": _r(st.point.median_ms),
               "base_ms": _r(_base_ms(st)), "confidence": None if st.confidence is None else _r(st.confidence),
               "commit": st.point.commit, "base": st.point.base, "range": [c for c, _ in st.range],

@@ -4,7 +4,9 @@ Why JSON lines and not SQLite: the store is committed (results/history/store.jso
 appending, so git shows each new report as added lines, reviews and merges of two branches that each
 appended are plain text, and any tool (jq, pandas) reads it. What SQLite would add is done here:
   append-only   entries are only ever appended (safe_io.append_text: all or nothing, a full disk leaves
-                the store as it was)
+                the store as it was); the one exception: `add` of reports already stored, by a store
+                written before runs recorded their build, gives them their build (complete_builds) and
+                rewrites the store whole, atomically
   idempotent    an entry's id is a hash of the report's content; a report already in the store is
                 skipped (`add` the same file twice: one entry)
   concurrent    `add` holds an exclusive flock on the store while it reads the ids and appends, so
@@ -15,8 +17,9 @@ appended are plain text, and any tool (jq, pandas) reads it. What SQLite would a
                 all or nothing) is reported and ignored, and the next `add` cuts it off.
 
 Identity (identity.py): a series is one benchmark on one platform (the hardware: a CPU model and its
-core count, or the GPU a GPU run used), never the host name or the folder a report came from; variants
-renamed since a line was stored are read under their name of today. Order: commits in git's topological
+core count, or the GPU a GPU run used) and one build (build_of: the compiler and flags its code was built
+with), never the host name or the folder a report came from; variants renamed since a line was stored are
+read under their name of today. Order: commits in git's topological
 order of the repository (git_order.py), not by report dates.
 
 Noise and load: a report whose run saw a busy machine (machine_load: other runnable processes, as the
@@ -65,6 +68,46 @@ def benchmark_name(backend, variant, images, threads, on_gpu):
     270336, is no setting a reader chose)."""
     name = f"{backend}:{variant}/images:{images}"
     return name if on_gpu else f"{name}/threads:{threads}"
+
+
+# The flags of a build that the person building chooses, not a commit: the target ISA (SUITE_MARCH) and
+# the optimisation level (the build type). The rest comes from the project's CMake files, so a change
+# there is a commit's, and a step it causes is that commit's.
+CHOSEN_FLAGS = ("-march=", "-mtune=", "-O")
+
+
+def build_of(meta, device):
+    """How a run's code was built, as text, where the commit does not decide it: the compiler and its
+    version, the chosen flags (CHOSEN_FLAGS) the build gave any folder (meta.compiler: its flags and
+    backend_flags; one -march for the whole build, whichever folders a commit has), and the runtime the
+    run's device text names first (two execution spaces of one portable model). None where the report
+    records no flags per folder (reports older than that field)."""
+    comp = meta.get("compiler") if isinstance(meta, dict) else None
+    if not isinstance(comp, dict) or not comp.get("id") or not isinstance(comp.get("backend_flags"), dict):
+        return None
+    texts = [comp.get("flags"), *comp["backend_flags"].values()]
+    words = {w for t in texts if isinstance(t, str) for w in t.split() if w.startswith(CHOSEN_FLAGS)}
+    runtime = str(device or "").split(",")[0].strip()
+    return f"{comp['id']} {comp.get('version', '')} {' '.join(sorted(words))} | runtime: {runtime}"
+
+
+def build_tags(builds):
+    """{build: a short name for people} for the builds of one benchmark (None: not recorded): the words
+    of each that the others lack, its target (-march) first. Empty for one build."""
+    builds = list(dict.fromkeys(builds))
+    if len(builds) < 2:
+        return {}
+    words = {b: b.replace("|", " ").split() if b else [] for b in builds}
+    tags = {}
+    for b in builds:
+        if b is None:
+            tags[b] = "build not recorded"
+            continue
+        others = set().union(*(words[o] for o in builds if o not in (b, None)))
+        own = [w for w in words[b] if w not in others and w != "runtime:"]
+        own.sort(key=lambda w: not w.startswith("-march"))
+        tags[b] = " ".join(own)[:48] or "build " + hashlib.sha256(b.encode()).hexdigest()[:6]
+    return tags
 
 
 def report_id(raw_text):
@@ -147,6 +190,9 @@ def entry_of(path, machine=None, label=""):
                "gflop_per_s": r.gflop_per_s, "passed": r.passed if r.validation else None,
                "platform": identity.platform_of(r.on_gpu, r.device, r.device_info, first.cpu_model,
                                                 first.logical_cores, first.gpu_name, label or first.label_text).id}
+        build = build_of(m, r.device)
+        if build:
+            run["build"] = build
         load_info = _load_of(rr)
         if load_info:
             run["machine_load"] = load_info
@@ -187,6 +233,8 @@ def _check_entry(e, where):
             raise load.ReportError(f"{where}: {r['benchmark'][:80]}: median_ms is not a finite positive number")
         if any(not is_number(x) or x <= 0 for x in r["samples"]):
             raise load.ReportError(f"{where}: {r['benchmark'][:80]}: a sample is not a finite positive number")
+        if "build" in r and not isinstance(r["build"], str):
+            raise load.ReportError(f"{where}: {r['benchmark'][:80]}: 'build' is not a string")
         for key in ("images", "threads"):
             if not is_number(r.get(key)) or r[key] < 0:
                 raise load.ReportError(f"{where}: {r['benchmark'][:80]}: '{key}' is not a count")
@@ -231,9 +279,44 @@ def read_store(path):
     return _parse_lines(text, path)
 
 
+def complete_builds(stored, entries):
+    """Gives the stored entries the builds (build_of) that the same reports, read again (`entries`), now
+    tell: stores written before the field get it from `add` of the reports they came from (their git
+    versions, for committed ones). Returns how many entries were completed."""
+    fresh = {e["id"]: e for e in entries}
+    completed = 0
+    for e in stored:
+        new = fresh.get(e["id"])
+        if new is None or e.get("status"):
+            continue
+        builds = {(r.get("benchmark"), r.get("median_ms")): r.get("build") for r in new.get("runs", [])}
+        changed = False
+        for r in e.get("runs", []):
+            b = builds.get((r.get("benchmark"), r.get("median_ms")))
+            if b and "build" not in r:
+                r["build"] = b
+                changed = True
+        completed += changed
+    return completed
+
+
+def _line(e):
+    return json.dumps(e, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n"
+
+
 def add(store, entries):
     """Appends the entries whose id is not in the store yet, under an exclusive lock; returns the
-    list of (entry, added?). All or nothing: on a write error the store is as it was."""
+    list of (entry, added?). All or nothing: on a write error the store is as it was. Entries already
+    stored without their runs' builds get them (complete_builds): then the store is rewritten whole,
+    atomically, and a writer waiting for the lock opens the new file."""
+    for _ in range(5):
+        done = _add_once(store, entries)
+        if done is not None:
+            return done
+    raise load.ReportError(f"{load.shown(store)}: replaced while opened, again and again; try later")
+
+
+def _add_once(store, entries):
     store = Path(store)
     if os.path.lexists(store):
         try:
@@ -255,12 +338,27 @@ def add(store, entries):
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             if not os.path.samestat(os.fstat(f.fileno()), os.stat(store)):
-                raise load.ReportError(f"{load.shown(store)}: replaced while opened, try again")
+                return None  # rewritten by the writer this one waited for: open the new file
             try:
                 text = safe_io.read_text(store, "store", limit=MAX_STORE_BYTES)
             except safe_io.UnsafePath as e:
                 raise load.ReportError(str(e)) from None
-            known = {e["id"] for e in _parse_lines(text, store, note=False)}
+            stored = _parse_lines(text, store, note=False)
+            known = {e["id"] for e in stored}
+            lines = []
+            for e in entries:
+                fresh = e["id"] not in known
+                if fresh:
+                    lines.append(_line(e))
+                    known.add(e["id"])
+                out.append((e, fresh))
+            if complete_builds(stored, entries):
+                # Whole and atomic (a torn last line, which _parse_lines left out, goes with it).
+                try:
+                    safe_io.write_text(store, "".join(map(_line, stored)) + "".join(lines))
+                except safe_io.UnsafePath as err:
+                    raise load.ReportError(str(err)) from None
+                return out
             prefix = ""
             if text and not text.endswith("\n"):
                 tail = text[text.rfind("\n") + 1:]
@@ -273,13 +371,6 @@ def add(store, entries):
                     os.ftruncate(f.fileno(), len(text.encode("utf-8")) - len(tail.encode("utf-8")))
                     print(f"note: {load.shown(store)}: cut off a torn last line ({len(tail)} characters)",
                           file=sys.stderr)
-            lines = []
-            for e in entries:
-                fresh = e["id"] not in known
-                if fresh:
-                    lines.append(json.dumps(e, sort_keys=True, separators=(",", ":"), allow_nan=False) + "\n")
-                    known.add(e["id"])
-                out.append((e, fresh))
             if lines:
                 try:
                     safe_io.append_text(store, prefix + "".join(lines))
@@ -365,6 +456,8 @@ class Series:
     images: int = 0
     threads: int = 1
     points: list = field(default_factory=list)
+    build: str = None  # build_of, None where its reports record none
+    build_tag: str = ""  # what tells its build from the other builds of its benchmark and platform (build_tags)
 
     @property
     def peer(self):
@@ -372,9 +465,20 @@ class Series:
 
     @property
     def line_name(self):
-        """The series' name inside its chart (backend x images): variant, and threads on a CPU."""
+        """The series' name inside its chart (backend x images): variant, threads on a CPU, and its build
+        where the benchmark has several."""
         name = f"{self.backend}:{self.variant}"
-        return name if self.on_gpu else f"{name}, {self.threads} thr"
+        name = name if self.on_gpu else f"{name}, {self.threads} thr"
+        return f"{name} [{self.build_tag}]" if self.build_tag else name
+
+    @property
+    def title(self):
+        """The benchmark, and its build where it has several on the platform: the series' name for people."""
+        return f"{self.benchmark} [{self.build_tag}]" if self.build_tag else self.benchmark
+
+    @property
+    def key(self):
+        return (self.platform, self.benchmark, self.build)
 
 
 @dataclass
@@ -408,7 +512,7 @@ def commit_order(entries, repo=None):
 
 
 def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, include_busy=False, subjects=None):
-    """One series per platform and benchmark, one point per commit (of several reports of one commit,
+    """One series per platform, benchmark and build (build_of), one point per commit (of several reports of one commit,
     the passes are pooled; reports under load are pooled only where no quiet one exists), with the step
     changes marked: a point whose passes differ from the base point's (the last earlier point that was
     not busy) beyond the threshold and the noise (gate.decide). Busy points are never the base nor get a
@@ -418,7 +522,7 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
     subjects = subjects or {}
     index = {c: i for i, c in enumerate(order)}
     cores_by_model = _cores_by_model(entries)
-    pooled = {}
+    pooled, rows_of = {}, {}
     ok_entries = [e for e in entries if e.get("runs")]
     for e in sorted(ok_entries, key=lambda e: (e["date_utc"], e["id"])):
         commit = e["git_commit"]
@@ -427,10 +531,18 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
             variant = identity.current_variant(r["backend"], r["variant"])
             on_gpu = bool(r.get("on_gpu"))
             bench = benchmark_name(r["backend"], variant, int(r["images"]), int(r["threads"]), on_gpu)
-            key = (plat.id, bench)
-            s = pooled.setdefault(key, Series(plat.label, bench, r["backend"], on_gpu, plat.id, variant,
-                                              int(r["images"]), int(r["threads"])))
             busy = is_busy(e, r, plat.cores or e.get("logical_cores") or cores_by_model.get(e.get("cpu_model", ""), 0))
+            rows_of.setdefault((plat.id, bench), (plat, r["backend"], on_gpu, variant, []))[-1].append(
+                (commit, busy, e, r))
+    # One series per build. Runs whose report records no build join the benchmark's one known build, or,
+    # where it has several, a series of their own.
+    for (_, bench), (plat, backend, on_gpu, variant, rows) in rows_of.items():
+        known = list(dict.fromkeys(r.get("build") for _, _, _, r in rows if r.get("build")))
+        for commit, busy, e, r in rows:
+            build = r.get("build") or (known[0] if len(known) == 1 else None)
+            s = pooled.setdefault((plat.id, bench, build or ""), Series(
+                plat.label, bench, backend, on_gpu, plat.id, variant, int(r["images"]), int(r["threads"]),
+                build=build))
             s._raw = getattr(s, "_raw", {})
             s._raw.setdefault(commit, []).append((busy, e, r))
     out = []
@@ -455,6 +567,13 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
         del s._raw
         s.points.sort(key=lambda p: index.get(p.commit, len(index)))
         out.append(s)
+    by_benchmark = {}
+    for s in out:
+        by_benchmark.setdefault((s.platform, s.benchmark), []).append(s)
+    for group in by_benchmark.values():
+        tags = build_tags([s.build for s in group])
+        for s in group:
+            s.build_tag = tags.get(s.build, "")
     for s in out:
         mark_steps(s, threshold, alpha, include_busy)
     return out
@@ -521,7 +640,7 @@ def steps(series_list, order, subjects, between=None, touching=None):
             found = suspects(rng, changed)
             out.append(Step(s, p, p.step, rng, 1.0 + p.change, p.p_value, suspects=found,
                             no_code_change=known and not found))
-    out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.benchmark))
+    out.sort(key=lambda st: (st.direction != "slower", -abs(st.ratio - 1.0), st.series.title))
     return out
 
 
@@ -582,7 +701,7 @@ def controls_of(st, series_list, changed_code):
             continue
         if not o.peer and changed_code(p.base, p.commit, o.backend, o.variant):
             continue
-        out.append((o.benchmark, n.median_ms / b.median_ms))
+        out.append((o.title, n.median_ms / b.median_ms))
     return out
 
 
@@ -695,10 +814,10 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
-        known = {(st.series.platform, st.series.benchmark, st.point.commit) for st in found}
+        known = {(st.series.key, st.point.commit) for st in found}
         loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between, touching)
-        known |= {(st.series.platform, st.series.benchmark, st.point.commit) for st in unexplained}
-        candidates = [st for st in loud if (st.series.platform, st.series.benchmark, st.point.commit) not in known
+        known |= {(st.series.key, st.point.commit) for st in unexplained}
+        candidates = [st for st in loud if (st.series.key, st.point.commit) not in known
                       and not st.no_code_change and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
                     alpha, include_busy, candidates, unexplained)

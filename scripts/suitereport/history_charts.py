@@ -91,9 +91,9 @@ def overview_chart(machine, series_list, order, path):
     if not mine or len(shown) < 2:
         return None
     fig, ax = plt.subplots(figsize=(9.5, 4.8))
-    for s in sorted(mine, key=lambda s: s.benchmark):
+    for s in sorted(mine, key=lambda s: s.title):
         xs = [pos.get(p.commit, 0) for p in s.points]
-        _draw(ax, xs, s, palette.style(f"{s.backend}:{s.variant}"), s.benchmark)
+        _draw(ax, xs, s, palette.style(f"{s.backend}:{s.variant}"), s.title)
     _commit_axis(ax, shown)
     ax.set_yscale("log")
     ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1, 2, 5)))

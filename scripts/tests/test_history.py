@@ -594,3 +594,67 @@ def test_steps_prints_one_line_a_step_and_filters_by_commit(tmp_path):
     assert run("steps", "--store", store, "--repo", repo, "--commit", new).stdout == r.stdout
     assert run("steps", "--store", store, "--repo", repo, "--commit", base).stdout.startswith(f"no step at {base[:10]}")
     one_line_error(run("steps", "--store", store, "--repo", repo, "--commit", "no-such-rev"), "no such commit")
+
+
+def built(path, flags="-O3 -march=x86-64-v4", device=None):
+    """The report at path as if built with those flags (meta.compiler.backend_flags) or run on that runtime."""
+    data = json.loads(path.read_text())
+    data["meta"]["compiler"]["backend_flags"] = {"serial": f"c++ {flags}", "kernels/cpu": f"c++ {flags}"}
+    for r in data["runs"]:
+        r["device"] = device or r["device"]
+    path.write_text(json.dumps(data))
+    return path
+
+
+@pytest.mark.parametrize("other, tag", [
+    ({"flags": "-O3 -march=native"}, "-march=native"),
+    ({"device": "Kokkos::Serial, 1 thread"}, "Kokkos::Serial"),  # another runtime of one portable model
+])
+def test_a_benchmark_built_two_ways_is_two_lines_and_never_one_step(tmp_path, other, tag):
+    # a (the verdict's build) and b built another way, 30 % slower: pooled, b would be a step; it is the build.
+    a = built(commit_report(tmp_path / "a.json", "a" * 40, "2026-11-01T00:00:00Z"))
+    b = built(commit_report(tmp_path / "b.json", "b" * 40, "2026-11-02T00:00:00Z", 1.3), **other)
+    b_same = built(commit_report(tmp_path / "b2.json", "b" * 40, "2026-11-02T01:00:00Z", 1.01))
+    entries = [history.entry_of(p, "m") for p in (a, b, b_same)]
+    mine = [s for s in history.series(entries) if s.benchmark == "serial:naive/images:50/threads:1"]
+    assert len(mine) == 2 and not any(p.step for s in mine for p in s.points)
+    assert sorted(len(s.points) for s in mine) == [1, 2]  # b's two builds are not pooled
+    assert tag in [s.build_tag for s in mine] and all(s.build_tag and s.build_tag in s.line_name for s in mine)
+    # the same build, 30 % slower at b: the step is found
+    entries[2] = history.entry_of(built(commit_report(tmp_path / "b2.json", "b" * 40, "2026-11-02T01:00:00Z", 1.3)), "m")
+    [s] = [s for s in history.series(entries) if s.benchmark == "serial:naive/images:50/threads:1" and len(s.points) == 2]
+    assert [p.step for p in s.points] == ["", "slower"]
+
+
+def test_add_gives_the_entries_of_an_older_store_their_build(tmp_path):
+    # A store written before runs kept their build: add of the same reports completes it, nothing is doubled.
+    reports = [built(commit_report(tmp_path / f"{c}.json", c * 40, f"2026-11-0{i + 1}T00:00:00Z"))
+               for i, c in enumerate("ab")]
+    old = [history.entry_of(p, "m") for p in reports]
+    for e in old:
+        for r in e["runs"]:
+            del r["build"]
+    store = write_store(tmp_path / "store.jsonl", old)
+    third = built(commit_report(tmp_path / "c.json", "c" * 40, "2026-11-03T00:00:00Z"))
+    r = run("add", *reports, third, "--store", store)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.count("already in the store") == 2 and r.stdout.count("added") == 1
+    lines = [json.loads(line) for line in store.read_text().splitlines()]
+    assert [e["git_commit"][0] for e in lines] == ["a", "b", "c"]
+    assert all("-march=x86-64-v4" in run_["build"] for e in lines for run_ in e["runs"])
+    assert run("add", *reports, "--store", store).stdout.count("already in the store") == 2
+    assert store.read_text().count("\n") == 3
+
+
+def test_a_report_that_records_no_build_joins_the_one_build_it_can_be(tmp_path):
+    a = built(commit_report(tmp_path / "a.json", "a" * 40, "2026-11-01T00:00:00Z"))
+    old = commit_report(tmp_path / "old.json", "0" * 40, "2026-10-01T00:00:00Z")  # no flags per folder
+    entries = [history.entry_of(p, "m") for p in (old, a)]
+    assert "build" not in entries[0]["runs"][0] and "-march=x86-64-v4" in entries[1]["runs"][0]["build"]
+    [s] = [s for s in history.series(entries) if s.benchmark == "serial:naive/images:50/threads:1"]
+    assert len(s.points) == 2 and not s.build_tag
+    # with two builds to choose from it is a line of its own
+    entries.append(history.entry_of(built(commit_report(tmp_path / "n.json", "b" * 40, "2026-11-02T00:00:00Z"),
+                                          flags="-O3 -march=native"), "m"))
+    mine = [s for s in history.series(entries) if s.benchmark == "serial:naive/images:50/threads:1"]
+    assert sorted(s.build_tag for s in mine) == ["-march=native", "-march=x86-64-v4", "build not recorded"]
