@@ -192,6 +192,7 @@ class Probe:
     threads: int = DEFAULT_THREADS
     repeat: int = DEFAULT_REPEAT
     quiet_wait_s: float = 0.0
+    runs: int = 1  # suite processes per commit: the step test compares per-run medians from gate.MIN_RUNS on
     timeout_s: float = 1800.0
     log: object = print
     last_output: str = field(default="", repr=False)
@@ -368,33 +369,46 @@ def backfill(probe, commits, store, label="", log=print, resume=True):
             counts["skipped"] = counts.get("skipped", 0) + 1
             continue
         t0 = time.monotonic()
-        status, entry = probe_commit(probe, commit, subject, order, out_dir, platform, label)
+        status, entries = probe_commit(probe, commit, subject, order, out_dir, platform, label)
         counts[status] = counts.get(status, 0) + 1
-        for e, fresh in history.add(store, [entry]):
-            what = status if fresh else "already in the store"
+        for e, fresh in history.add(store, entries):
+            what = (e.get("status") or "ok") if fresh else "already in the store"
             extra = f", {len(e['runs'])} runs" if e["runs"] else f": {e.get('error', '')[:160]}"
             log(f"{head}: {what}{extra} ({time.monotonic() - t0:.0f} s)")
     return counts
 
 
 def probe_commit(probe, commit, subject, order, out_dir, platform, label=""):
-    """(status, store entry) of one commit: 'ok', 'validation_failed', 'build_failed', 'run_failed',
-    'no_benchmarks' (none of the set exists at this commit)."""
+    """(status, store entries) of one commit, built once and run probe.runs times (an entry a run, or up to
+    the first that failed): 'ok', 'validation_failed', 'build_failed', 'run_failed', 'no_benchmarks' (none
+    of the set exists at this commit)."""
     try:
         probe.checkout(commit)
     except BackfillError as e:
-        return "checkout_failed", status_entry(commit, subject, order, "checkout_failed", str(e), platform)
+        return "checkout_failed", [status_entry(commit, subject, order, "checkout_failed", str(e), platform)]
     ok, why = probe.build_commit(commit)
     if not ok:
-        return "build_failed", status_entry(commit, subject, order, "build_failed", why, platform)
+        return "build_failed", [status_entry(commit, subject, order, "build_failed", why, platform)]
     try:
         backends = probe.runnable_backends()
     except (BackfillError, subprocess.SubprocessError, OSError) as e:
-        return "run_failed", status_entry(commit, subject, order, "run_failed", f"suite --list: {e}", platform)
+        return "run_failed", [status_entry(commit, subject, order, "run_failed", f"suite --list: {e}", platform)]
     if not backends:
-        return "no_benchmarks", status_entry(commit, subject, order, "no_benchmarks",
-                                             f"none of {','.join(probe.backends)} at this commit", platform)
-    out = Path(out_dir) / f"{commit}.json"
+        return "no_benchmarks", [status_entry(commit, subject, order, "no_benchmarks",
+                                              f"none of {','.join(probe.backends)} at this commit", platform)]
+    entries = []
+    for k in range(max(1, probe.runs)):
+        name = commit if probe.runs <= 1 else f"{commit}-{k + 1}"
+        status, entry = run_once(probe, commit, subject, order, Path(out_dir) / f"{name}.json", platform, label,
+                                 backends)
+        entries.append(entry)
+        if status != "ok":
+            return status, entries
+    return "ok", entries
+
+
+def run_once(probe, commit, subject, order, out, platform, label, backends):
+    """(status, store entry) of one run of the built commit's suite."""
     if out.exists():
         out.unlink()
     try:

@@ -19,7 +19,7 @@ import json
 import math
 import shlex
 
-from . import history, palette
+from . import gate, history, palette
 
 PAGE = """<!DOCTYPE html>
 <html lang="en">
@@ -151,7 +151,9 @@ function evidenceCell(td, s) {
     return;
   }
   h("b", {}, s.evidence, td);
-  if (s.boot_ratio !== null) h("div", {}, "within that boot: " + pct(s.boot_ratio - 1), td);
+  if (s.boot_ratio !== null)
+    h("div", {}, "within that boot: " + pct(s.boot_ratio - 1) +
+                 (s.boot_basis.endsWith("runs") ? " (" + s.boot_basis + ")" : ""), td);
   if (s.drift !== null) h("div", {}, s.controls + " unchanged benchmarks: " + pct(s.drift - 1), td);
   if (s.evidence === "unconfirmed") h("div", {}, "measured in different boots", td);
   if (s.confirm) h("code", {class: "confirm"}, s.confirm, h("div", {}, null, td));
@@ -396,7 +398,8 @@ def _step(st):
               "suspects": st.suspects, "dirty": st.point.dirty, "evidence": st.evidence,
               "evidence_text": history.EVIDENCE.get(st.evidence, ""), "controls": len(st.controls),
               "drift": None if st.drift is None else _r(st.drift),
-              "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "confirm": _confirm_command(st)}
+              "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "boot_basis": st.boot_basis,
+              "confirm": _confirm_command(st)}
 
 
 def _confirm_command(st):
@@ -406,7 +409,7 @@ def _confirm_command(st):
     if st.evidence != "unconfirmed" or s.on_gpu or s.peer:
         return ""
     # Quoted: the names come from the store, and a reader pastes the line into a shell.
-    return (f"scripts/history backfill {st.point.base[:10]} {st.point.commit[:10]} --again "
+    return (f"scripts/history backfill {st.point.base[:10]} {st.point.commit[:10]} --again --runs {gate.MIN_RUNS} "
             f"--backends {shlex.quote(f'{s.backend}:{s.variant}')} --images {s.images} --threads {s.threads}")
 
 

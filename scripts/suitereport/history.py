@@ -443,6 +443,7 @@ class Point:
     dirty: bool = False  # every report of this point was made on uncommitted changes (git_dirty)
     boots: frozenset = frozenset()  # the machine boots its reports ran in (meta.boot_id; None: not recorded)
     by_boot: dict = field(default_factory=dict)  # {boot id: the passes of this point's reports of that boot}
+    runs_by_boot: dict = field(default_factory=dict)  # {boot id: the median of each of those reports}
 
 
 @dataclass
@@ -499,6 +500,7 @@ class Step:
     controls: list = field(default_factory=list)  # [(benchmark, ratio)]: what the machine alone did meanwhile
     drift: float = None  # the controls' median ratio
     boot_ratio: float = None  # the ratio within the boot both commits ran in, where there is one
+    boot_basis: str = ""  # what that boot's test compared: "N v M runs" (per-run medians) or "passes"
 
     @property
     def confidence(self):
@@ -563,6 +565,7 @@ def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, includ
             for _, e, r in use:
                 if e.get("boot_id"):
                     p.by_boot.setdefault(e["boot_id"], []).extend(r["samples"] or [r["median_ms"]])
+                    p.runs_by_boot.setdefault(e["boot_id"], []).append(r["median_ms"])
             s.points.append(p)
         del s._raw
         s.points.sort(key=lambda p: index.get(p.commit, len(index)))
@@ -707,8 +710,8 @@ def controls_of(st, series_list, changed_code):
 
 def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
     """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step), that
-    boot's passes alone decide: the step stays (boot_ratio: their ratio), or, if they show none, it is the
-    machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
+    boot's runs alone decide (their medians from gate.MIN_RUNS a side, else their passes): the step stays
+    (boot_ratio: their ratio), or, if they show none, it is the machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
     whose code did not change are its controls; where they moved as much as the step (its ratio over their
     median within the threshold) the step is the machine's, else it stays, marked with what its controls
     did, or as unconfirmed where they are too few."""
@@ -717,7 +720,14 @@ def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.D
         base = next(q for q in st.series.points if q.commit == st.point.base)
         boot = shared_boot(base, st.point)
         if boot:
-            b, n = base.by_boot[boot], st.point.by_boot[boot]
+            # The suite's noise is mostly between processes: from gate.MIN_RUNS reports a side (a backfill's
+            # --runs), their medians are the samples, as the gate takes them; else the passes.
+            b, n = base.runs_by_boot[boot], st.point.runs_by_boot[boot]
+            if min(len(b), len(n)) >= gate.MIN_RUNS:
+                st.boot_basis = f"{len(b)} v {len(n)} runs"
+            else:
+                b, n = base.by_boot[boot], st.point.by_boot[boot]
+                st.boot_basis = "passes"
             d = gate.decide(b, n, _median(b), _median(n), threshold, alpha)
             held = d.fails if st.direction == "slower" else d.status.startswith("faster")
             st.boot_ratio = d.ratio

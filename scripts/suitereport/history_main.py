@@ -144,6 +144,7 @@ def cmd_plot(args):
 def step_line(st, kind):
     """One step as a line of text: what moved, how much, where, between which commits, and its evidence."""
     within = "" if st.boot_ratio is None else f", within that boot {100 * (st.boot_ratio - 1):+.1f} %"
+    within += f" ({st.boot_basis})" if st.boot_basis.endswith("runs") else ""
     controls = "" if st.drift is None else f", {len(st.controls)} controls {100 * (st.drift - 1):+.1f} %"
     return (f"{kind:8} {100 * (st.ratio - 1):+7.1f} %  {st.series.title}  on {st.series.machine}  "
             f"{st.point.base[:10]}..{st.point.commit[:10]}  evidence: {st.evidence or '-'}{within}{controls}")
@@ -161,6 +162,12 @@ def cmd_steps(args):
         print(step_line(st, kind))
     if not rows:
         print("no step" + (f" at {at[:10]}" if at else "") + f" beyond {100 * a.threshold:g} % and the noise")
+    confirmed = [st for st, kind in rows if kind == "slower" and st.evidence == "one boot"
+                 and st.boot_basis.endswith("runs")]
+    if args.fail and confirmed:
+        print(f"history: {len(confirmed)} benchmark(s) slower" + (f" at {at[:10]}" if at else "") +
+              f", confirmed in one boot by {history.gate.MIN_RUNS} or more runs a side", file=sys.stderr)
+        return cli.EXIT_REGRESSION
     return cli.EXIT_OK
 
 
@@ -241,6 +248,9 @@ def holding_workdir(command):
 def cmd_backfill(args):
     from . import backfill
     probe = _probe(args, [b for b in args.backends.split(",") if b])
+    if args.runs < 1:
+        raise load.ReportError(f"--runs {args.runs}: at least 1")
+    probe.runs = args.runs
     commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
     if not commits:
         raise load.ReportError(f"{' '.join(args.commits)}: no commits")
@@ -350,6 +360,10 @@ def main(argv):
                    help=f"the benchmark set, as suite --backend takes it (default: {','.join(DEFAULT_SET)})")
     b.add_argument("--label", metavar="NAME", help="as for add")
     b.add_argument("--again", action="store_true", help="run commits the store already has, too")
+    b.add_argument("--runs", type=int, default=1, metavar="N",
+                   help="suite processes per commit, each stored (default: 1). Where both commits of a step "
+                        "ran in one boot, from 5 runs a side on (the gate's MIN_RUNS) their per-run medians "
+                        "decide rather than their passes: the suite's noise is mostly between processes")
     b.add_argument("--remove-worktree", action="store_true", help="remove the worktree at the end")
     probe_options(b)
     b.set_defaults(func=cmd_backfill)
@@ -382,6 +396,9 @@ def main(argv):
             s.add_argument("--out", required=True, metavar="DIR", help="folder of the PNG files")
         elif name == "steps":
             s.add_argument("--commit", metavar="REV", help="only the steps measured at this commit")
+            s.add_argument("--fail", action="store_true",
+                           help="exit 1 where a benchmark got slower and both commits ran in one boot, "
+                                "5 or more runs a side (backfill --runs): a regression confirmed like for like")
         else:
             s.add_argument("--out", required=True, metavar="FILE", help="the HTML file to write")
             s.add_argument("--screenshot", metavar="PNG",

@@ -113,6 +113,31 @@ def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(r
     assert [(c, st) for c, _, st, _ in a.failures] == [(commits[3], "build_failed")]
 
 
+def test_five_runs_a_side_in_one_boot_confirm_a_regression_and_fail_the_steps(repo, tmp_path):
+    # What CI does with a commit and its parent: both built once and run 5 times, then `steps --fail`.
+    r, commits = repo
+    store = tmp_path / "store.jsonl"
+    before, slow = commits[SLOW_AT - 2], commits[SLOW_AT - 1]
+    res = run_tool("history", "backfill", before, slow, "--runs", "5", "--store", store,
+                   "--backends", "serial:register_tiles", *probe_args(tmp_path, r))
+    assert res.returncode == 0 and "backfill: 2 ok" in res.stdout, res.stdout + res.stderr
+    assert res.stdout.count(f"] {slow[:10]} make it slower by half: ok, 1 runs") == 5
+    entries = history.read_store(store)
+    assert sorted(e["git_commit"] for e in entries) == sorted([before] * 5 + [slow] * 5)
+    args = ["steps", "--store", store, "--repo", r, "--commit", slow]
+    assert run_tool("history", *args).returncode == 0  # without --fail, a step is printed, not failed
+    res = run_tool("history", *args, "--fail")
+    if not identity.this_boot_id():  # no boot recorded: never "one boot", so nothing confirmed
+        assert res.returncode == 0
+        return
+    assert res.returncode == 1 and "confirmed in one boot" in res.stderr, res.stdout + res.stderr
+    assert "evidence: one boot, within that boot +50.0 % (5 v 5 runs)" in res.stdout
+    res = run_tool("history", "steps", "--store", store, "--repo", r, "--commit", before, "--fail")
+    assert res.returncode == 0 and res.stdout.startswith(f"no step at {before[:10]}")
+    one_line = run_tool("history", "backfill", before, "--runs", "0", "--store", store, *probe_args(tmp_path, r))
+    assert one_line.returncode == 2 and "--runs 0: at least 1" in one_line.stderr
+
+
 def test_a_relative_workdir_is_the_callers_not_the_worktrees(repo, tmp_path, monkeypatch):
     # The build and run commands run inside the worktree; {src} must still name it from there (CI passes
     # --workdir build/history-ci).

@@ -658,3 +658,24 @@ def test_a_report_that_records_no_build_joins_the_one_build_it_can_be(tmp_path):
                                           flags="-O3 -march=native"), "m"))
     mine = [s for s in history.series(entries) if s.benchmark == "serial:naive/images:50/threads:1"]
     assert sorted(s.build_tag for s in mine) == ["-march=native", "-march=x86-64-v4", "build not recorded"]
+
+
+@pytest.mark.parametrize("runs, evidence, basis", [
+    (5, "gone in one boot", "5 v 5 runs"),  # the runs' medians overlap: the processes differ, not the code
+    (4, "one boot", "passes"),  # fewer than gate.MIN_RUNS: the pooled passes, which cannot see that
+])
+def test_in_one_boot_five_runs_a_side_are_tested_by_their_medians(tmp_path, runs, evidence, basis):
+    # Each process lands somewhere in a 20 % band, its passes tight around that; the new commit's band is 12 %
+    # higher. Its pooled passes differ beyond doubt, its five runs do not.
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+    tight = (0.999, 0.9995, 1.0, 1.0005, 1.001)
+    entries = []
+    for k in range(runs):
+        for commit, ms in ((base, 9.0 + 0.5 * k), (new, 10.2 + 0.5 * k)):
+            e = store_line(commit, f"2026-11-03T0{k}:00:00Z", ms=ms, spread=tight, boot_id="b1")
+            e["id"] += f"-{k}"
+            entries.append(e)
+    a = history.analyse(entries, repo=repo)
+    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
+    assert st.evidence == evidence and st.boot_basis == basis
