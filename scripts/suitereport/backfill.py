@@ -371,10 +371,11 @@ def backfill(probe, commits, store, label="", log=print, resume=True):
         t0 = time.monotonic()
         status, entries = probe_commit(probe, commit, subject, order, out_dir, platform, label)
         counts[status] = counts.get(status, 0) + 1
-        for e, fresh in history.add(store, entries):
+        for k, (e, fresh) in enumerate(history.add(store, entries), 1):
             what = (e.get("status") or "ok") if fresh else "already in the store"
-            extra = f", {len(e['runs'])} runs" if e["runs"] else f": {e.get('error', '')[:160]}"
-            log(f"{head}: {what}{extra} ({time.monotonic() - t0:.0f} s)")
+            extra = f", {len(e['runs'])} benchmarks" if e["runs"] else f": {e.get('error', '')[:160]}"
+            run = f" (run {k} of {probe.runs})" if probe.runs > 1 else ""
+            log(f"{head}: {what}{extra}{run} ({time.monotonic() - t0:.0f} s)")
     return counts
 
 
