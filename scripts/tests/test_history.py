@@ -346,6 +346,11 @@ def test_hostile_names_cannot_break_the_dashboard_in_a_browser(tmp_path):
         for j, (c, d, f) in enumerate((("a" * 40, "2026-11-01T00:00:00Z", 1.0), ("b" * 40, "2026-11-02T00:00:00Z", 1.5))):
             entries.append(store_line(c, d, backend="serial", variant=f"v{i}", ms=10 * f, cpu=name, label=name,
                                       subject=name, id=f"{i}-{j}"))
+            entries[-1]["runs"][0]["build"] = "GNU 12.2.0 -O3 -march=native | runtime: CPU"
+        # the same benchmark built another way, the build named by the hostile text: a line tagged with it
+        entries.append(store_line("b" * 40, "2026-11-02T01:00:00Z", backend="serial", variant=f"v{i}", cpu=name,
+                                  label=name, subject=name, id=f"{i}-build"))
+        entries[-1]["runs"][0]["build"] = f"GNU 12.2.0 -O3 -march={name} | runtime: {name}"
     store = write_store(tmp_path / "store.jsonl", entries)
     out = tmp_path / "d.html"
     assert run("html", "--store", store, "--out", out).returncode == 0
@@ -357,6 +362,7 @@ def test_hostile_names_cannot_break_the_dashboard_in_a_browser(tmp_path):
     assert len(re.findall(r'<tr class="step-row slower"', dom)) == len(evil)
     assert "pwned" not in re.search(r"<title>([^<]*)</title>", dom).group(1)
     assert "&lt;!--&lt;script&gt;" in dom  # shown as text
+    assert "-march=&lt;!--&lt;script&gt;" in dom  # the build's tag too
 
 
 def throwaway_repo(root, changes):
