@@ -153,7 +153,8 @@ function evidenceCell(td, s) {
   h("b", {}, s.evidence, td);
   if (s.boot_ratio !== null)
     h("div", {}, "within that boot: " + pct(s.boot_ratio - 1) +
-                 (s.boot_basis.endsWith("runs") ? " (" + s.boot_basis + ")" : ""), td);
+                 (s.boot_basis.endsWith("runs") ? " (" + s.boot_basis + ")" : "") +
+                 (s.boot_build ? ", built " + s.boot_build : ""), td);
   if (s.drift !== null) h("div", {}, s.controls + " unchanged benchmarks: " + pct(s.drift - 1), td);
   if (s.evidence === "unconfirmed") h("div", {}, "measured in different boots", td);
   if (s.confirm) h("code", {class: "confirm"}, s.confirm, h("div", {}, null, td));
@@ -399,6 +400,7 @@ def _step(st):
               "evidence_text": history.EVIDENCE.get(st.evidence, ""), "controls": len(st.controls),
               "drift": None if st.drift is None else _r(st.drift),
               "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "boot_basis": st.boot_basis,
+              "boot_build": st.boot_build,
               "confirm": _confirm_command(st)}
 
 

@@ -501,6 +501,7 @@ class Step:
     drift: float = None  # the controls' median ratio
     boot_ratio: float = None  # the ratio within the boot both commits ran in, where there is one
     boot_basis: str = ""  # what that boot's test compared: "N v M runs" (per-run medians) or "passes"
+    boot_build: str = ""  # where that boot's runs were another build of the benchmark (one_boot_pair): its tag
 
     @property
     def confidence(self):
@@ -708,25 +709,41 @@ def controls_of(st, series_list, changed_code):
     return out
 
 
+def one_boot_pair(st, series_list):
+    """(base point, new point, boot) where the step's two commits ran in one boot: in its own series, else
+    in another build of its benchmark on its platform, both commits built that same way (a backfill with its
+    own build options confirms a step of the verdict's build: the code is what differs between the two).
+    (None, None, None) where they never did; st.boot_build names the other build."""
+    own = [st.series] + [o for o in series_list if o is not st.series and o.platform == st.series.platform
+                         and o.benchmark == st.series.benchmark]
+    for o in own:
+        pts = {q.commit: q for q in o.points}
+        b, n = pts.get(st.point.base), pts.get(st.point.commit)
+        boot = shared_boot(b, n) if b and n else None
+        if boot:
+            st.boot_build = "" if o is st.series else (o.build_tag or "another build")
+            return b, n, boot
+    return None, None, None
+
+
 def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
-    """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step), that
-    boot's runs alone decide (their medians from gate.MIN_RUNS a side, else their passes): the step stays
+    """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step, also one
+    built its own way: one_boot_pair), that boot's runs alone decide (their medians from gate.MIN_RUNS a side, else their passes): the step stays
     (boot_ratio: their ratio), or, if they show none, it is the machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
     whose code did not change are its controls; where they moved as much as the step (its ratio over their
     median within the threshold) the step is the machine's, else it stays, marked with what its controls
     did, or as unconfirmed where they are too few."""
     kept, machine = [], []
     for st in found:
-        base = next(q for q in st.series.points if q.commit == st.point.base)
-        boot = shared_boot(base, st.point)
+        base, new, boot = one_boot_pair(st, series_list)
         if boot:
             # The suite's noise is mostly between processes: from gate.MIN_RUNS reports a side (a backfill's
             # --runs), their medians are the samples, as the gate takes them; else the passes.
-            b, n = base.runs_by_boot[boot], st.point.runs_by_boot[boot]
+            b, n = base.runs_by_boot[boot], new.runs_by_boot[boot]
             if min(len(b), len(n)) >= gate.MIN_RUNS:
                 st.boot_basis = f"{len(b)} v {len(n)} runs"
             else:
-                b, n = base.by_boot[boot], st.point.by_boot[boot]
+                b, n = base.by_boot[boot], new.by_boot[boot]
                 st.boot_basis = "passes"
             d = gate.decide(b, n, _median(b), _median(n), threshold, alpha)
             held = d.fails if st.direction == "slower" else d.status.startswith("faster")

@@ -145,6 +145,7 @@ def step_line(st, kind):
     """One step as a line of text: what moved, how much, where, between which commits, and its evidence."""
     within = "" if st.boot_ratio is None else f", within that boot {100 * (st.boot_ratio - 1):+.1f} %"
     within += f" ({st.boot_basis})" if st.boot_basis.endswith("runs") else ""
+    within += f", built {st.boot_build}" if st.boot_build else ""
     controls = "" if st.drift is None else f", {len(st.controls)} controls {100 * (st.drift - 1):+.1f} %"
     return (f"{kind:8} {100 * (st.ratio - 1):+7.1f} %  {st.series.title}  on {st.series.machine}  "
             f"{st.point.base[:10]}..{st.point.commit[:10]}  evidence: {st.evidence or '-'}{within}{controls}")

@@ -571,8 +571,10 @@ def test_add_keeps_the_reports_boot_and_drops_one_that_is_no_id(tmp_path):
 
 
 @pytest.mark.parametrize("rerun_factor, evidence", [(1.3, "one boot"), (1.0, "gone in one boot")])
-def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rerun_factor, evidence):
-    # The step was seen across boots b1 -> b2 with no control; a backfill ran both commits again in boot b3.
+@pytest.mark.parametrize("rerun_build", [None, "-march=native"])
+def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rerun_factor, evidence, rerun_build):
+    # The step was seen across boots b1 -> b2 with no control; a backfill ran both commits again in boot b3,
+    # built as the step's runs were, or its own way (its own line, whose two commits still compare).
     repo, commits = boots_repo(tmp_path)
     base, new = commits[-2], commits[-1]
     entries = [store_line(base, "2026-11-01T00:00:00Z", ms=10.0, boot_id="b1"),
@@ -580,10 +582,15 @@ def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rer
                store_line(base, "2026-11-03T00:00:00Z", ms=11.0, boot_id="b3", label=""),
                store_line(new, "2026-11-03T01:00:00Z", ms=11.0 * rerun_factor, boot_id="b3")]
     entries[2]["id"] += "-rerun"
+    if rerun_build:
+        for k, e in enumerate(entries):
+            e["runs"][0]["build"] = "GNU 12.2.0 -O3 " + ("-march=x86-64-v4" if k < 2 else rerun_build) + " | runtime: CPU"
     a = history.analyse(entries, repo=repo)
-    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
+    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"
+            and st.series.build_tag in ("", "-march=x86-64-v4")]  # the step seen across boots
     assert st.evidence == evidence and st.boot_ratio == pytest.approx(rerun_factor)
     assert (st in a.steps) == (evidence == "one boot") and (st in a.no_code_change) == (evidence != "one boot")
+    assert st.boot_build == (rerun_build or "")
 
 
 def test_steps_prints_one_line_a_step_and_filters_by_commit(tmp_path):
