@@ -196,6 +196,7 @@ class Probe:
     timeout_s: float = 1800.0
     log: object = print
     last_output: str = field(default="", repr=False)
+    _hooks: list = field(default=None, repr=False)
 
     def __post_init__(self):
         # The commands run inside the worktree: a relative --workdir must not be read from there.
@@ -234,7 +235,8 @@ class Probe:
         b = self.build_dir
         launcher = ["-DCMAKE_CXX_COMPILER_LAUNCHER=ccache", "-DCMAKE_C_COMPILER_LAUNCHER=ccache"] \
             if shutil.which("ccache") else []
-        configure = ["cmake", "-S", str(self.src), "-B", str(b)] + cmake_options(self.backends) + launcher
+        configure = ["cmake", "-S", str(self.src), "-B", str(b)] + cmake_options(self.backends) + \
+            self.hook_args() + launcher
         build = ["cmake", "--build", str(b), "--target", "suite"]
         for attempt in (1, 2):
             ok = self._sh(shlex.join(configure), self.src) == 0 and self._sh(shlex.join(build), self.src) == 0
@@ -246,6 +248,24 @@ class Probe:
                 self.log("  build failed; once more in a fresh build tree")
                 shutil.rmtree(b)
         return False, "build failed: " + _last_line(self.last_output)
+
+    def hook_args(self):
+        """The CMake arguments of the asked backends' "cpu_build" hooks (manifests.cpu_build_hooks), run once
+        from this repository, not from the commit's worktree: every commit is built on the toolchain the quick
+        start and the verdict use (a portable model's OpenMP space, not the one-thread space Debian packages: another
+        runtime is another build, history.build_of). A hook that fails is said, and the build goes on without it."""
+        if self._hooks is None:
+            self._hooks = []
+            for name, argv in manifests.cpu_build_hooks({w.partition(":")[0] for w in self.backends}):
+                try:
+                    r = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, timeout=self.timeout_s)
+                except (OSError, subprocess.SubprocessError) as e:
+                    r = subprocess.CompletedProcess(argv, 1, "", str(e))
+                if r.returncode == 0:
+                    self._hooks += shlex.split(r.stdout)
+                else:
+                    self.log(f"  {name}: its cpu_build hook failed ({_last_line(r.stderr)}); built without it")
+        return self._hooks
 
     def suite(self):
         """The suite program of the build tree (build/bin/suite today; older layouts searched)."""

@@ -69,6 +69,18 @@ def history_set():
                  for v in (m.get("history") if isinstance(m.get("history"), list) else []))
 
 
+def cpu_build_hooks(chosen):
+    """[(backend, hook's argv)] of the chosen backends whose manifest has a "cpu_build" (a script of its
+    folder that prepares a toolchain Debian lacks and prints the CMake arguments to build on it)."""
+    out = []
+    for name, m in manifests().items():
+        hook = m.get("cpu_build")
+        if name in chosen and isinstance(hook, str) and hook.strip():
+            words = hook.split()
+            out.append((name, [str(BACKENDS_DIR / name / words[0]), *words[1:]]))
+    return out
+
+
 def cmake_off(chosen):
     """-DWITH_<NAME>=OFF for every backend not in `chosen` (names): how a build leaves them out."""
     return [f"-DWITH_{name.upper()}=OFF" for name in manifests() if name not in chosen]

@@ -266,3 +266,31 @@ def test_the_default_build_builds_the_backends_it_is_asked_to_run(tmp_path):
     probe._sh = lambda command, cwd: calls.append(command) or 1
     assert probe.build_commit("0" * 40)[0] is False
     assert "-DWITH_ONEDNN=OFF" not in calls[0] and "-DWITH_CUDA=OFF" in calls[0]
+
+
+def test_the_default_build_takes_the_toolchain_of_the_asked_backends_hooks(tmp_path, monkeypatch):
+    # Kokkos' hook installs its OpenMP space and prints -DKokkos_ROOT: without it a backfill built on Debian's
+    # Serial Kokkos, another runtime than the verdict's, whose steps it could then never confirm.
+    from suitereport import backfill, manifests
+    assert [n for n, _ in manifests.cpu_build_hooks({"kokkos", "serial"})] == ["kokkos"]
+    assert all(Path(argv[0]).is_file() for _, argv in manifests.cpu_build_hooks({"kokkos"}))
+    assert manifests.cpu_build_hooks({"serial", "openmp"}) == []
+    good, bad = tmp_path / "good.sh", tmp_path / "bad.sh"
+    good.write_text("#!/bin/sh\necho -DKokkos_ROOT=/opt/k\n")
+    bad.write_text("#!/bin/sh\necho no toolchain >&2\nexit 3\n")
+    for f in (good, bad):
+        f.chmod(0o755)
+    monkeypatch.setattr(manifests, "cpu_build_hooks",
+                        lambda chosen: [("kokkos", [str(good)]), ("other", [str(bad)])] if "kokkos" in chosen else [])
+    calls, said = [], []
+    probe = backfill.Probe(repo=tmp_path, workdir=tmp_path / "w", backends=("kokkos:team",), log=said.append)
+    probe._sh = lambda command, cwd: calls.append(command) or 1
+    probe.build_commit("0" * 40)
+    probe.build_commit("1" * 40)
+    assert calls and all("-DKokkos_ROOT=/opt/k" in c for c in calls)
+    assert said.count("  other: its cpu_build hook failed (no toolchain); built without it") == 1  # once a probe
+    calls.clear()
+    probe = backfill.Probe(repo=tmp_path, workdir=tmp_path / "w2", backends=("serial:winograd",))
+    probe._sh = lambda command, cwd: calls.append(command) or 1
+    probe.build_commit("0" * 40)
+    assert "Kokkos_ROOT" not in calls[0]
