@@ -60,9 +60,11 @@ inline double transformed_weight(const double* g, int k, int l) {
 }
 
 // BT x in two halves, rows kBtHalf[G][0..3] of BT x each, for one column x[0..kIn) of floats or SIMD vectors
-// of floats: kBT's rows with the points +-a paired (even and odd powers shared), 26 adds/FMAs instead of its 44
-// non-zeros. Each half reads all 8 inputs and shares nothing with the other, so a caller short of registers
-// (a host input transform of 16-image lanes) can hold half of a window's rows at a time.
+// of floats: kBT's rows with the points +-a paired (even and odd powers shared), 24 adds/FMAs instead of its 44
+// non-zeros. The odd parts of the points +-1/2 and +-2 carry a factor 1/2 out (0.5 x1 - 2.5 x3 + 2 x5 =
+// (x1 - 5 x3 + 4 x5) / 2), which the two FMAs that add them to the even parts apply: no multiply of their own.
+// Each half reads all 8 inputs and shares nothing with the other, so a caller short of registers (a host input
+// transform of 16-image lanes) can hold half of a window's rows at a time.
 inline constexpr int kBtHalf[2][4] = {{0, 7, 1, 2}, {3, 4, 5, 6}};
 template <int G, class T>
 CNN_FP32_INLINE void bt_half(const T (&x)[kIn], T (&r)[4]) {
@@ -73,12 +75,12 @@ CNN_FP32_INLINE void bt_half(const T (&x)[kIn], T (&r)[4]) {
     r[2] = e1 + o1;
     r[3] = e1 - o1;
   } else {
-    const T e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (0.5f * x[1] - 2.5f * x[3]) + 2.0f * x[5];
-    r[0] = e2 + o2;
-    r[1] = e2 - o2;
-    const T e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (2.0f * x[1] - 2.5f * x[3]) + 0.5f * x[5];
-    r[2] = e3 + o3;
-    r[3] = e3 - o3;
+    const T e2 = (x[6] + 0.25f * x[2]) - 1.25f * x[4], o2 = (x[1] - 5.0f * x[3]) + 4.0f * x[5];  // 2 x odd part
+    r[0] = e2 + 0.5f * o2;
+    r[1] = e2 - 0.5f * o2;
+    const T e3 = (x[6] + 4.0f * x[2]) - 5.0f * x[4], o3 = (x[5] - 5.0f * x[3]) + 4.0f * x[1];  // 2 x odd part
+    r[2] = e3 + 0.5f * o3;
+    r[3] = e3 - 0.5f * o3;
   }
 }
 
