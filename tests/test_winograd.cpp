@@ -154,6 +154,43 @@ TEST(Winograd, GpuRoundSpreadTilesKeepEveryStageOffTheSameBanks) {
                 "the FP32 layouts and a 3-channel one keep theirs");
 }
 
+// A value that counts the FMA slots the transforms spend: an add or subtract is one, a product c x is none until
+// an add takes it (one FMA), and a product on its own or beside another product is a multiply of its own.
+int g_slots = 0;
+struct Slot {
+  double v = 0;
+};
+struct Product {
+  double v;
+};
+Slot operator+(Slot a, Slot b) { return ++g_slots, Slot{a.v + b.v}; }
+Slot operator-(Slot a, Slot b) { return ++g_slots, Slot{a.v - b.v}; }
+Product operator*(float c, Slot x) { return {c * x.v}; }
+Slot operator+(Slot a, Product b) { return ++g_slots, Slot{a.v + b.v}; }
+Slot operator-(Slot a, Product b) { return ++g_slots, Slot{a.v - b.v}; }
+Slot operator+(Product a, Slot b) { return ++g_slots, Slot{a.v + b.v}; }
+Slot operator-(Product a, Slot b) { return ++g_slots, Slot{a.v - b.v}; }
+Slot operator+(Product a, Product b) { return g_slots += 2, Slot{a.v + b.v}; }
+Slot operator-(Product a, Product b) { return g_slots += 2, Slot{a.v - b.v}; }
+
+// kBtOps and kAtOps, which the report's executed FLOP counts, are what bt_apply and at_apply spend: a change to
+// either transform that leaves them as they were fails here.
+TEST(Winograd, TransformSlotCountsAreTheTransforms) {
+  Slot x[kIn], r[kIn], y[kOut];
+  for (int i = 0; i < kIn; ++i) x[i].v = value(i);
+  g_slots = 0;
+  bt_apply(x, r);
+  EXPECT_EQ(g_slots, kBtOps);
+  g_slots = 0;
+  at_apply(x, y);
+  EXPECT_EQ(g_slots, kAtOps);
+  for (int k = 0; k < kIn; ++k) {  // and the values are still BT x
+    double want = 0;
+    for (int i = 0; i < kIn; ++i) want += kBT[k][i] * x[i].v;
+    EXPECT_NEAR(r[k].v, want, 1e-12) << "BT row " << k;
+  }
+}
+
 // The report's executed FLOP (item 4 of issue 28): a variant that runs the element-wise stage on the tensor
 // cores counts transform_flop() on the FP32 units, so executed_flop() must be exactly the transforms plus
 // 2 x 64 x channels x filters per tile; and that stage is two thirds of conv2's and conv3's arithmetic (the
