@@ -17,10 +17,10 @@ appended are plain text, and any tool (jq, pandas) reads it. What SQLite would a
                 all or nothing) is reported and ignored, and the next `add` cuts it off.
 
 Identity (identity.py): a series is one benchmark on one platform (the hardware: a CPU model and its
-core count, or the GPU a GPU run used) and one build (build_of: the compiler and flags its code was built
-with), never the host name or the folder a report came from; variants renamed since a line was stored are
-read under their name of today. Order: commits in git's topological
-order of the repository (git_order.py), not by report dates.
+core count, or the GPU a GPU run used) and one build (build_of: what the person building chose, the
+compiler, -march and the runtime), never the host name or the folder a report came from; variants renamed
+since a line was stored are read under their name of today. Order: commits in git's topological order of
+the repository (git_order.py), not by report dates.
 
 Noise and load: a report whose run saw a busy machine (machine_load: other runnable processes, as the
 suite measures them) is drawn but is neither the base nor the verdict of a step unless asked
