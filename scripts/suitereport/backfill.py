@@ -45,12 +45,17 @@ BASE_CMAKE_OPTIONS = ["-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_COMP
                       "-DSUITE_BUILD_FUZZERS=OFF"]
 
 
+def backend_names(backends):
+    """The backends of a benchmark set's backend:variant words."""
+    return {want.partition(":")[0] for want in backends}
+
+
 def cmake_options(backends):
     """The default build's options for a benchmark set: only the backends it runs are built (the others, GPU
     and offload toolchains among them, take minutes to compile; confirming a step of a library backend
     needs that library built). The asked ones are set back to AUTO: the build tree is re-used, and an earlier
     set may have cached them OFF."""
-    names = {want.partition(":")[0] for want in backends}
+    names = backend_names(backends)
     asked = [f"-DWITH_{name.upper()}=AUTO" for name in sorted(names) if name in manifests.manifests()]
     return BASE_CMAKE_OPTIONS + asked + manifests.cmake_off(names)
 
@@ -251,12 +256,13 @@ class Probe:
 
     def hook_args(self):
         """The CMake arguments of the asked backends' "cpu_build" hooks (manifests.cpu_build_hooks), run once
-        from this repository, not from the commit's worktree: every commit is built on the toolchain the quick
-        start and the verdict use (a portable model's OpenMP space, not the one-thread space Debian packages: another
-        runtime is another build, history.build_of). A hook that fails is said, and the build goes on without it."""
+        from this repository, not from the commit's worktree: every commit is built on the toolchain the
+        quick start and the verdict use (a portable model's OpenMP space, not the one-thread space Debian
+        packages: another runtime is another build, history.build_of). A hook that fails is said, and the
+        build goes on without it."""
         if self._hooks is None:
             self._hooks = []
-            for name, argv in manifests.cpu_build_hooks({w.partition(":")[0] for w in self.backends}):
+            for name, argv in manifests.cpu_build_hooks(backend_names(self.backends)):
                 try:
                     r = subprocess.run(argv, cwd=REPO_ROOT, capture_output=True, text=True, timeout=self.timeout_s)
                 except (OSError, subprocess.SubprocessError) as e:

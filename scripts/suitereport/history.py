@@ -515,8 +515,8 @@ def commit_order(entries, repo=None):
 
 
 def series(entries, threshold=0.10, alpha=gate.DEFAULT_ALPHA, order=None, include_busy=False, subjects=None):
-    """One series per platform, benchmark and build (build_of), one point per commit (of several reports of one commit,
-    the passes are pooled; reports under load are pooled only where no quiet one exists), with the step
+    """One series per platform, benchmark and build (build_of), one point per commit (of several reports of
+    one commit, the passes are pooled; reports under load are pooled only where no quiet one exists), with the step
     changes marked: a point whose passes differ from the base point's (the last earlier point that was
     not busy) beyond the threshold and the noise (gate.decide). Busy points are never the base nor get a
     verdict unless include_busy; peers never get one."""
@@ -710,10 +710,10 @@ def controls_of(st, series_list, changed_code):
 
 
 def one_boot_pair(st, series_list):
-    """(base point, new point, boot) where the step's two commits ran in one boot: in its own series, else
-    in another build of its benchmark on its platform, both commits built that same way (a backfill with its
-    own build options confirms a step of the verdict's build: the code is what differs between the two).
-    (None, None, None) where they never did; st.boot_build names the other build."""
+    """(base point, new point, boot, build) where the step's two commits ran in one boot: in its own series,
+    else in another build of its benchmark on its platform, both commits built that same way (a backfill with
+    its own build options confirms a step of the verdict's build: the code is what differs between the two).
+    build: "" for the step's own, else the other's tag. (None, None, None, "") where they never did."""
     own = [st.series] + [o for o in series_list if o is not st.series and o.platform == st.series.platform
                          and o.benchmark == st.series.benchmark]
     for o in own:
@@ -721,21 +721,21 @@ def one_boot_pair(st, series_list):
         b, n = pts.get(st.point.base), pts.get(st.point.commit)
         boot = shared_boot(b, n) if b and n else None
         if boot:
-            st.boot_build = "" if o is st.series else (o.build_tag or "another build")
-            return b, n, boot
-    return None, None, None
+            return b, n, boot, "" if o is st.series else (o.build_tag or "another build")
+    return None, None, None, ""
 
 
 def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
     """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step, also one
-    built its own way: one_boot_pair), that boot's runs alone decide (their medians from gate.MIN_RUNS a side, else their passes): the step stays
-    (boot_ratio: their ratio), or, if they show none, it is the machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
+    built its own way: one_boot_pair), that boot's runs alone decide (their medians from gate.MIN_RUNS a
+    side, else their passes): the step stays (boot_ratio: their ratio), or, if they show none, it is the
+    machine's. Otherwise (a fresh VM, another GPU machine: the same code may run 1.5x apart) the benchmarks
     whose code did not change are its controls; where they moved as much as the step (its ratio over their
     median within the threshold) the step is the machine's, else it stays, marked with what its controls
     did, or as unconfirmed where they are too few."""
     kept, machine = [], []
     for st in found:
-        base, new, boot = one_boot_pair(st, series_list)
+        base, new, boot, st.boot_build = one_boot_pair(st, series_list)
         if boot:
             # The suite's noise is mostly between processes: from gate.MIN_RUNS reports a side (a backfill's
             # --runs), their medians are the samples, as the gate takes them; else the passes.
