@@ -9,6 +9,12 @@ installed, so going back to a commit built before (bisect) compiles nothing. The
 (`git worktree add`), so the user's checkout is never touched; a folder there that is not a worktree of
 this repository is refused, never deleted. `--remove-worktree` removes it at the end.
 
+With several runs a commit (`--runs N`), the commits' runs take turns (interleaved): each commit is built
+first in a worktree and build tree of its own (src-1, build-1, src-2, ...), then round k runs every commit
+once, forward in even rounds and backward in odd ones (A B, B A, A B, ...). A machine that drifts over the
+minutes (its clock, a neighbour's load) then weighs on both sides alike; run one after the other, a drift of
+a few per cent a run reads as a step (tests/test_backfill.py shows both).
+
 What: the backends of the set only (-DWITH_<X>=OFF for the others: the CUDA and offload backends take minutes to
 compile; every commit since the backends became folders reads these options, older ones ignore them),
 only the `suite` target, no tests. The run is pluggable (Probe: a build command and a run command, shell
@@ -27,7 +33,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from . import history, identity, load, manifests, safe_io
@@ -182,6 +188,13 @@ def remove_worktree(repo, src):
         git(repo, "worktree", "remove", "--force", str(src))
 
 
+def remove_worktrees(repo, workdir):
+    """The work folder's worktrees: src and the interleaved runs' src-N (each refused if it is not a worktree
+    of repo, as prepare_worktree refuses it)."""
+    for src in [Path(workdir) / "src"] + sorted(Path(workdir).glob("src-*")):
+        remove_worktree(repo, src)
+
+
 @dataclass
 class Probe:
     """How to build and run one commit. build/run are shell templates with {src} (the worktree), {build}
@@ -198,6 +211,7 @@ class Probe:
     repeat: int = DEFAULT_REPEAT
     quiet_wait_s: float = 0.0
     runs: int = 1  # suite processes per commit: the step test compares per-run medians from gate.MIN_RUNS on
+    slot: str = ""  # "": the shared worktree src and build tree build; "N": src-N and build-N (interleaved runs)
     timeout_s: float = 1800.0
     log: object = print
     last_output: str = field(default="", repr=False)
@@ -209,11 +223,17 @@ class Probe:
 
     @property
     def src(self):
-        return Path(self.workdir) / "src"
+        return Path(self.workdir) / (f"src-{self.slot}" if self.slot else "src")
 
     @property
     def build_dir(self):
-        return Path(self.workdir) / "build"
+        return Path(self.workdir) / (f"build-{self.slot}" if self.slot else "build")
+
+    def in_slot(self, slot):
+        """The same probe on a worktree and build tree of its own; the toolchain hooks run once for all."""
+        if not self.build:
+            self.hook_args()
+        return replace(self, slot=slot)
 
     def _fill(self, template, **extra):
         values = {"src": self.src, "build": self.build_dir, "images": self.images, "threads": self.threads,
@@ -380,13 +400,15 @@ def done_commits(store, platform_id):
     return done
 
 
-def backfill(probe, commits, store, label="", log=print, resume=True):
-    """Builds and runs each commit, adding what it gave to the store. Returns {status: count}."""
+def backfill(probe, commits, store, label="", log=print, resume=True, interleave=True):
+    """Builds and runs each commit, adding what it gave to the store. Returns {status: count}. With
+    probe.runs > 1 and interleave, the commits' runs take turns (the module's docstring says why)."""
     platform = this_platform()
     done = done_commits(store, platform.id) if resume else set()
     counts = {}
     out_dir = Path(probe.workdir) / "reports"
     out_dir.mkdir(parents=True, exist_ok=True)
+    todo = []
     for n, commit in enumerate(commits, 1):
         subject, order = commit_meta(probe.repo, commit)
         head = f"[{n}/{len(commits)}] {commit[:10]} {subject[:70]}"
@@ -394,44 +416,92 @@ def backfill(probe, commits, store, label="", log=print, resume=True):
             log(f"{head}: already in the store, skipped")
             counts["skipped"] = counts.get("skipped", 0) + 1
             continue
-        t0 = time.monotonic()
-        status, entries = probe_commit(probe, commit, subject, order, out_dir, platform, label)
-        counts[status] = counts.get(status, 0) + 1
-        for k, (e, fresh) in enumerate(history.add(store, entries), 1):
+        todo.append(Pending(commit, subject, order, head))
+    if interleave and probe.runs > 1 and len(todo) > 1:
+        finished = probe_interleaved(probe, todo, out_dir, platform, label)
+    else:
+        finished = (probe_commit(probe, c, out_dir, platform, label) for c in todo)
+    for c in finished:  # each stored as soon as it is finished (a resumed backfill skips it)
+        counts[c.status] = counts.get(c.status, 0) + 1
+        for k, (e, fresh) in enumerate(history.add(store, c.entries), 1):
             what = (e.get("status") or "ok") if fresh else "already in the store"
             extra = f", {len(e['runs'])} benchmarks" if e["runs"] else f": {e.get('error', '')[:160]}"
             run = f" (run {k} of {probe.runs})" if probe.runs > 1 else ""
-            log(f"{head}: {what}{extra}{run} ({time.monotonic() - t0:.0f} s)")
+            log(f"{c.head}: {what}{extra}{run} ({time.monotonic() - c.t0:.0f} s)")
     return counts
 
 
-def probe_commit(probe, commit, subject, order, out_dir, platform, label=""):
-    """(status, store entries) of one commit, built once and run probe.runs times (an entry a run, or up to
-    the first that failed): 'ok', 'validation_failed', 'build_failed', 'run_failed', 'no_benchmarks' (none
-    of the set exists at this commit)."""
+@dataclass
+class Pending:
+    """One commit of a backfill, and what probing it gave: status 'ok', 'validation_failed',
+    'build_failed', 'run_failed', 'checkout_failed' or 'no_benchmarks' (none of the set exists at this
+    commit), and its store entries (one a run, up to the first that failed)."""
+    commit: str
+    subject: str
+    order: int
+    head: str  # its log lines' start
+    status: str = "ok"
+    entries: list = field(default_factory=list)
+    backends: list = field(default_factory=list)
+    t0: float = field(default_factory=time.monotonic)
+
+    def failed(self, status, why, platform):
+        self.status = status
+        self.entries.append(status_entry(self.commit, self.subject, self.order, status, why, platform))
+        return self
+
+
+def prepare(probe, c, platform):
+    """Checks c out and builds it; c.status says whether it can run (c.backends: what it runs)."""
+    c.t0 = time.monotonic()
     try:
-        probe.checkout(commit)
+        probe.checkout(c.commit)
     except BackfillError as e:
-        return "checkout_failed", [status_entry(commit, subject, order, "checkout_failed", str(e), platform)]
-    ok, why = probe.build_commit(commit)
+        return c.failed("checkout_failed", str(e), platform)
+    ok, why = probe.build_commit(c.commit)
     if not ok:
-        return "build_failed", [status_entry(commit, subject, order, "build_failed", why, platform)]
+        return c.failed("build_failed", why, platform)
     try:
-        backends = probe.runnable_backends()
+        c.backends = probe.runnable_backends()
     except (BackfillError, subprocess.SubprocessError, OSError) as e:
-        return "run_failed", [status_entry(commit, subject, order, "run_failed", f"suite --list: {e}", platform)]
-    if not backends:
-        return "no_benchmarks", [status_entry(commit, subject, order, "no_benchmarks",
-                                              f"none of {','.join(probe.backends)} at this commit", platform)]
-    entries = []
-    for k in range(max(1, probe.runs)):
-        name = commit if probe.runs <= 1 else f"{commit}-{k + 1}"
-        status, entry = run_once(probe, commit, subject, order, Path(out_dir) / f"{name}.json", platform, label,
-                                 backends)
-        entries.append(entry)
-        if status != "ok":
-            return status, entries
-    return "ok", entries
+        return c.failed("run_failed", f"suite --list: {e}", platform)
+    if not c.backends:
+        return c.failed("no_benchmarks", f"none of {','.join(probe.backends)} at this commit", platform)
+    return c
+
+
+def run_next(probe, c, out_dir, platform, label):
+    """One more run of the built commit c, its entry added to c."""
+    name = c.commit if probe.runs <= 1 else f"{c.commit}-{len(c.entries) + 1}"
+    c.status, entry = run_once(probe, c.commit, c.subject, c.order, Path(out_dir) / f"{name}.json", platform, label,
+                               c.backends)
+    c.entries.append(entry)
+
+
+def probe_commit(probe, c, out_dir, platform, label=""):
+    """c built once and run probe.runs times, one run after the other."""
+    if prepare(probe, c, platform).status != "ok":
+        return c
+    while len(c.entries) < max(1, probe.runs) and c.status == "ok":
+        run_next(probe, c, out_dir, platform, label)
+    return c
+
+
+def probe_interleaved(probe, todo, out_dir, platform, label=""):
+    """The commits built each in a slot of their own, then run in rounds, forward and backward in turn; yields
+    each commit when it is finished (those that did not build at once, the others after the last round)."""
+    slots = []
+    for k, c in enumerate(todo, 1):
+        p = probe.in_slot(str(k))
+        if prepare(p, c, platform).status != "ok":
+            yield c
+        else:
+            slots.append((p, c))
+    for r in range(probe.runs):
+        for p, c in slots if r % 2 == 0 else reversed(slots):
+            if c.status == "ok":
+                run_next(p, c, out_dir, platform, label)
+    yield from (c for _, c in slots)
 
 
 def run_once(probe, commit, subject, order, out, platform, label, backends):

@@ -255,14 +255,16 @@ def cmd_backfill(args):
     commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
     if not commits:
         raise load.ReportError(f"{' '.join(args.commits)}: no commits")
-    print(f"backfill: {len(commits)} commits into {load.shown(args.store)}, worktree {load.shown(probe.src)}",
-          flush=True)
+    interleave = not args.one_after_another
+    where = f"worktrees under {load.shown(probe.workdir)}, the runs interleaved" if interleave and args.runs > 1 \
+        else f"worktree {load.shown(probe.src)}"
+    print(f"backfill: {len(commits)} commits into {load.shown(args.store)}, {where}", flush=True)
     try:
         counts = backfill.backfill(probe, commits, args.store, args.label or "", log=lambda m: print(m, flush=True),
-                                   resume=not args.again)
+                                   resume=not args.again, interleave=interleave)
     finally:
         if args.remove_worktree:
-            backfill.remove_worktree(probe.repo, probe.src)
+            backfill.remove_worktrees(probe.repo, probe.workdir)
     print("backfill: " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
     return cli.EXIT_OK
 
@@ -365,7 +367,11 @@ def main(argv):
                    help="suite processes per commit, each stored (default: 1). Where both commits of a step "
                         "ran in one boot, from 5 runs a side on (the gate's MIN_RUNS) their per-run medians "
                         "decide rather than their passes: the suite's noise is mostly between processes")
-    b.add_argument("--remove-worktree", action="store_true", help="remove the worktree at the end")
+    b.add_argument("--one-after-another", action="store_true",
+                   help="with --runs, run a commit's runs together, the commits in turn, all in one worktree. "
+                        "By default the commits are built each in a worktree of its own and their runs take turns "
+                        "(A B, B A, A B, ...), so that a machine's drift weighs on every commit alike")
+    b.add_argument("--remove-worktree", action="store_true", help="remove the worktrees at the end")
     probe_options(b)
     b.set_defaults(func=cmd_backfill)
 

@@ -294,3 +294,49 @@ def test_the_default_build_takes_the_toolchain_of_the_asked_backends_hooks(tmp_p
     probe._sh = lambda command, cwd: calls.append(command) or 1
     probe.build_commit("0" * 40)
     assert "Kokkos_ROOT" not in calls[0]
+
+
+DRIFTING = '''import pathlib, runpy, shutil, sys, tempfile
+src, out, counter, order = sys.argv[1:5]
+n = int(pathlib.Path(counter).read_text()) if pathlib.Path(counter).exists() else 0
+pathlib.Path(counter).write_text(str(n + 1))
+with open(order, "a") as f:
+    f.write(pathlib.Path(src).name + "\\n")
+with tempfile.TemporaryDirectory() as scratch:  # the commit's benchmark, each run 3 % slower than the one before
+    shutil.copy(pathlib.Path(src, "bench.py"), scratch)
+    factor = float(pathlib.Path(src, "factor.txt").read_text())
+    pathlib.Path(scratch, "factor.txt").write_text(str(factor * (1 + 0.03 * n)))
+    sys.argv = ["bench.py", out]
+    runpy.run_path(str(pathlib.Path(scratch, "bench.py")))
+'''
+
+
+def test_interleaved_runs_cancel_a_drift_that_one_after_another_reads_as_a_step(repo, tmp_path):
+    # Two commits of the same speed on a machine that slows 3 % a run. Run one after the other, the second
+    # commit's 5 runs are all slower than the first's: a confirmed step, so CI would fail a harmless commit.
+    # Interleaved (the default), A B B A A B B A A B: no step, each commit built and run in its own worktree.
+    r, commits = repo
+    a, b = commits[4], commits[5]  # both at factor 1.0
+    for mode in ("interleaved", "one-after-another"):
+        store, counter, order = (tmp_path / f"{mode}.{x}" for x in ("jsonl", "count", "order"))
+        probe = probe_args(tmp_path / mode, r)
+        probe[probe.index("--run-cmd") + 1] = f"python3 {tmp_path / 'drift.py'} {{src}} {{out}} {counter} {order}"
+        (tmp_path / "drift.py").write_text(DRIFTING)
+        extra = ["--one-after-another"] if mode == "one-after-another" else []
+        res = run_tool("history", "backfill", a, b, "--runs", "5", "--store", store, "--remove-worktree",
+                       "--backends", "serial:register_tiles", *extra, *probe)
+        assert res.returncode == 0 and "backfill: 2 ok" in res.stdout, res.stdout + res.stderr
+        ran = order.read_text().split()
+        if mode == "interleaved":
+            assert ran == ["src-1", "src-2", "src-2", "src-1", "src-1", "src-2", "src-2", "src-1", "src-1", "src-2"]
+        else:
+            assert ran == ["src"] * 10
+        assert str(tmp_path / mode) not in git(r, "worktree", "list")  # --remove-worktree: all of them
+        assert not list((tmp_path / mode / "work").glob("src*"))
+        steps = run_tool("history", "steps", "--store", store, "--repo", r, "--commit", b, "--fail")
+        if not identity.this_boot_id():  # no boot recorded: never "one boot", so nothing confirmed
+            assert steps.returncode == 0
+        elif mode == "interleaved":
+            assert steps.returncode == 0 and steps.stdout.startswith(f"no step at {b[:10]}"), steps.stdout
+        else:
+            assert steps.returncode == 1 and "(5 v 5 runs)" in steps.stdout, steps.stdout + steps.stderr
