@@ -89,10 +89,24 @@ def cmd_add(args):
         entries = [history.entry_of(f, args.machine, args.label or "") for f in files]
     if not entries:
         raise load.ReportError(f"{', '.join(args.reports)}: no suite reports found")
+    if args.boot_id is not None:
+        give_boot(entries, args.boot_id)
     for e, fresh in history.add(args.store, entries):
         what = "added" if fresh else "already in the store"
         print(f"{what}: {e['source']} (commit {e['git_commit'][:10]}, {len(e['runs'])} runs)")
     return cli.EXIT_OK
+
+
+def give_boot(entries, boot):
+    """The boot the reports ran in, where their suite was too old to record it (--boot-id): as a backfill
+    gives its runs this boot's. A report that recorded another boot is refused, none is changed."""
+    if not history.identity.BOOT_ID_RE.match(boot):
+        raise load.ReportError(f"--boot-id {boot!r}: not a boot id (/proc/sys/kernel/random/boot_id)")
+    for e in entries:
+        if e.get("boot_id", boot) != boot:
+            raise load.ReportError(f"{e['source']}: ran in boot {e['boot_id']}, not in --boot-id's {boot}")
+    for e in entries:
+        e["boot_id"] = boot
 
 
 def analyse(args):
@@ -315,6 +329,10 @@ def main(argv):
                    help="the paths are reports or folders of this repository: add every version of them that "
                         "git's history holds (each commit that changed one), each stored with commit:path as its "
                         "source; versions no longer readable as suite reports are skipped with a note")
+    a.add_argument("--boot-id", metavar="ID",
+                   help="the machine boot the reports ran in, for reports of a suite too old to record it (the "
+                        "script that ran them read /proc/sys/kernel/random/boot_id), so that they compare like for "
+                        "like with that boot's other reports; a report that recorded another boot is refused")
     a.set_defaults(func=cmd_add)
 
     probe_help = {

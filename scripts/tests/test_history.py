@@ -570,6 +570,39 @@ def test_add_keeps_the_reports_boot_and_drops_one_that_is_no_id(tmp_path):
     assert boots == ["0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9", None]
 
 
+def test_add_boot_id_puts_an_old_suites_reports_in_the_boot_they_ran_in(tmp_path):
+    # An A/B run of an old build (no boot recorded) beside a new one (recorded) in one boot: with --boot-id
+    # their step is judged within that boot; without it, never.
+    boot = "0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9"
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+    for with_boot in (False, True):
+        store = tmp_path / f"store-{with_boot}.jsonl"
+        for k in range(5):
+            old = commit_report(tmp_path / f"a{k}.json", base, f"2026-11-01T0{k}:00:00Z", factor=1.0)
+            assert run("add", old, "--store", store, *(["--boot-id", boot] if with_boot else [])).returncode == 0
+            rep = commit_report(tmp_path / f"b{k}.json", new, f"2026-11-01T0{k}:30:00Z", factor=1.3)
+            data = json.loads(rep.read_text())
+            data["meta"]["boot_id"] = boot
+            rep.write_text(json.dumps(data))
+            assert run("add", rep, "--store", store).returncode == 0
+        res = run("steps", "--store", store, "--repo", repo, "--commit", new, "--fail")
+        if with_boot:
+            assert res.returncode == 1 and "evidence: one boot, within that boot +30.0 % (5 v 5 runs)" in res.stdout
+        else:
+            assert res.returncode == 0 and "evidence: unconfirmed" in res.stdout, res.stdout
+    # a report that recorded another boot, or no boot id at all: one line, exit 2, nothing added
+    other = json.loads(rep.read_text())
+    other["meta"]["boot_id"] = "ffffffff-4e5f-6071-8293-a4b5c6d7e8f9"
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    store = tmp_path / "refused.jsonl"
+    for args, words in (((tmp_path / "a0.json", tmp_path / "other.json", "--boot-id", boot), "ran in boot ffffffff"),
+                        ((tmp_path / "a0.json", "--boot-id", "<b>"), "not a boot id")):
+        res = run("add", *args, "--store", store)
+        assert res.returncode == 2 and words in res.stderr and len(res.stderr.strip().splitlines()) == 1, res.stderr
+        assert not store.exists() or not store.read_text()
+
+
 @pytest.mark.parametrize("rerun_factor, evidence", [(1.3, "one boot"), (1.0, "gone in one boot")])
 @pytest.mark.parametrize("rerun_build", [None, "-march=native"])
 def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rerun_factor, evidence, rerun_build):
