@@ -36,6 +36,14 @@ const RuntimeFacts& runtime_facts() {
         .flag = "-fopenmp",
         .offload_target = SUITE_OMPTARGET_OFFLOAD_TARGET,
     });
+    if (f.on_gpu) {
+      // The GPU's name, which OpenMP's API cannot give: without it the report's platform is an unknown GPU
+      // wherever no CUDA backend ran beside it. Asked as openacc_runtime.cpp asks it, of the device initialised
+      // above (only when there is one: libgomp aborts on property queries for an absent device type).
+      if (const char* name = acc_get_property_string(acc_get_device_num(acc_device_nvidia), acc_device_nvidia,
+                                                     acc_property_name))
+        f.info.emplace_back("gpu_name", name);
+    }
     if (const char* policy = std::getenv("OMP_TARGET_OFFLOAD")) f.info.emplace_back("OMP_TARGET_OFFLOAD", policy);
     return f;
   }();
