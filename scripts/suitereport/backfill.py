@@ -418,7 +418,7 @@ def backfill(probe, commits, store, label="", log=print, resume=True, interleave
             continue
         todo.append(Pending(commit, subject, order, head))
     if interleave and probe.runs > 1 and len(todo) > 1:
-        finished = probe_interleaved(probe, todo, out_dir, platform, label)
+        finished = probe_interleaved(probe, todo, out_dir, platform, label, log)
     else:
         finished = (probe_commit(probe, c, out_dir, platform, label) for c in todo)
     for c in finished:  # each stored as soon as it is finished (a resumed backfill skips it)
@@ -487,7 +487,7 @@ def probe_commit(probe, c, out_dir, platform, label=""):
     return c
 
 
-def probe_interleaved(probe, todo, out_dir, platform, label=""):
+def probe_interleaved(probe, todo, out_dir, platform, label="", log=print):
     """The commits built each in a slot of their own, then run in rounds, forward and backward in turn; yields
     each commit when it is finished (those that did not build at once, the others after the last round)."""
     slots = []
@@ -497,7 +497,10 @@ def probe_interleaved(probe, todo, out_dir, platform, label=""):
             yield c
         else:
             slots.append((p, c))
+            log(f"{c.head}: built in {p.build_dir.name} ({time.monotonic() - c.t0:.0f} s)")
     for r in range(probe.runs):
+        if slots:
+            log(f"round {r + 1} of {probe.runs}")
         for p, c in slots if r % 2 == 0 else reversed(slots):
             if c.status == "ok":
                 run_next(p, c, out_dir, platform, label)

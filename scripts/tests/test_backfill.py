@@ -329,6 +329,7 @@ def test_interleaved_runs_cancel_a_drift_that_one_after_another_reads_as_a_step(
         ran = order.read_text().split()
         if mode == "interleaved":
             assert ran == ["src-1", "src-2", "src-2", "src-1", "src-1", "src-2", "src-2", "src-1", "src-1", "src-2"]
+            assert res.stdout.count("\nround ") == 5 and f"{b[:10]} change 6: built in build-2" in res.stdout
         else:
             assert ran == ["src"] * 10
         assert str(tmp_path / mode) not in git(r, "worktree", "list")  # --remove-worktree: all of them
