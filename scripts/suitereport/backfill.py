@@ -418,6 +418,7 @@ def backfill(probe, commits, store, label="", log=print, resume=True, interleave
             continue
         todo.append(Pending(commit, subject, order, head))
     if interleave and probe.runs > 1 and len(todo) > 1:
+        log(f"{len(todo)} commits, each built in a worktree of its own, their runs taking turns")
         finished = probe_interleaved(probe, todo, out_dir, platform, label, log)
     else:
         finished = (probe_commit(probe, c, out_dir, platform, label) for c in todo)

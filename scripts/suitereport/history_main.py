@@ -269,13 +269,11 @@ def cmd_backfill(args):
     commits = backfill.commits_of(probe.repo, args.commits, args.every, args.first_parent)
     if not commits:
         raise load.ReportError(f"{' '.join(args.commits)}: no commits")
-    interleave = not args.one_after_another
-    where = f"worktrees under {load.shown(probe.workdir)}, the runs interleaved" if interleave and args.runs > 1 \
-        else f"worktree {load.shown(probe.src)}"
-    print(f"backfill: {len(commits)} commits into {load.shown(args.store)}, {where}", flush=True)
+    print(f"backfill: {len(commits)} commits into {load.shown(args.store)}, worktrees under "
+          f"{load.shown(probe.workdir)}", flush=True)
     try:
         counts = backfill.backfill(probe, commits, args.store, args.label or "", log=lambda m: print(m, flush=True),
-                                   resume=not args.again, interleave=interleave)
+                                   resume=not args.again, interleave=not args.one_after_another)
     finally:
         if args.remove_worktree:
             backfill.remove_worktrees(probe.repo, probe.workdir)

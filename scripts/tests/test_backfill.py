@@ -330,8 +330,9 @@ def test_interleaved_runs_cancel_a_drift_that_one_after_another_reads_as_a_step(
         if mode == "interleaved":
             assert ran == ["src-1", "src-2", "src-2", "src-1", "src-1", "src-2", "src-2", "src-1", "src-1", "src-2"]
             assert res.stdout.count("\nround ") == 5 and f"{b[:10]} change 6: built in build-2" in res.stdout
+            assert "2 commits, each built in a worktree of its own, their runs taking turns" in res.stdout
         else:
-            assert ran == ["src"] * 10
+            assert ran == ["src"] * 10 and "taking turns" not in res.stdout
         assert str(tmp_path / mode) not in git(r, "worktree", "list")  # --remove-worktree: all of them
         assert not list((tmp_path / mode / "work").glob("src*"))
         steps = run_tool("history", "steps", "--store", store, "--repo", r, "--commit", b, "--fail")
