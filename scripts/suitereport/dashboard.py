@@ -154,6 +154,7 @@ function evidenceCell(td, s) {
   if (s.boot_ratio !== null)
     h("div", {}, "within that boot: " + pct(s.boot_ratio - 1) +
                  (s.boot_basis.endsWith("runs") ? " (" + s.boot_basis + ")" : "") +
+                 (s.boot_family > 1 ? ", Holm over " + s.boot_family + " benchmarks" : "") +
                  (s.boot_build ? ", built " + s.boot_build : ""), td);
   if (s.drift !== null) h("div", {}, s.controls + " unchanged benchmarks: " + pct(s.drift - 1), td);
   if (s.evidence === "unconfirmed") h("div", {}, "measured in different boots", td);
@@ -400,7 +401,7 @@ def _step(st):
               "evidence_text": history.EVIDENCE.get(st.evidence, ""), "controls": len(st.controls),
               "drift": None if st.drift is None else _r(st.drift),
               "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "boot_basis": st.boot_basis,
-              "boot_build": st.boot_build,
+              "boot_build": st.boot_build, "boot_family": st.boot_family,
               "confirm": _confirm_command(st)}
 
 

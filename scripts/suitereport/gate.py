@@ -15,6 +15,9 @@ Status:
           (p >= alpha): listed, not a failure
   faster  the same two conditions the other way round
   ok      the ratio is within the threshold
+history's one-boot test takes the benchmarks that two commits ran in one boot as one family
+(decide_family): each status is decided on Holm-adjusted p-values, so that m benchmarks do not give
+m chances of a step by chance. `compare` tests each benchmark alone (as compare.py does).
 With fewer than MIN_SAMPLES samples on a side there is nothing to test: the medians decide alone and
 the status says so. The bootstrap interval of the median ratio is printed to show the spread; its work
 and memory are bounded whatever the sample count (`suite --repeat 100000` is legal, and a 2000 x N
@@ -50,6 +53,7 @@ class Decision:
     p_faster: float = None
     ci: tuple = None  # bootstrap 95 % interval of the median ratio
     basis: str = "medians"  # what was tested: "N v M runs", "N v M passes" or "medians"
+    family: int = 1  # how many benchmarks were tested together (decide_family): the p-values are Holm's
 
     @property
     def fails(self):
@@ -138,6 +142,38 @@ def decide(base_samples, new_samples, base_median, new_median, threshold, alpha=
     else:
         status = "ok (medians only)"
     return Decision(status, ratio)
+
+
+def holm(pvalues):
+    """The p-values of m tests taken together (Holm's step-down adjustment, in their order): a benchmark
+    counts as slower only where its adjusted p is below alpha, so that the chance that any of m unchanged
+    benchmarks shows a step stays below alpha. Tested alone at alpha = 0.01, each of 4 benchmarks is a
+    chance: up to 4 % of the commits that change code they run would fail CI without being slower. It asks
+    more of each test: 5 v 5 runs (p at least 1/252) can confirm a step among at most 2 benchmarks, 8 v 8
+    runs (p at least 1/12870) among up to 128."""
+    order = sorted(range(len(pvalues)), key=lambda i: pvalues[i])
+    m = len(pvalues)
+    out = [1.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * pvalues[i]))
+        out[i] = running
+    return out
+
+
+def decide_family(decisions, alpha=DEFAULT_ALPHA):
+    """Decisions of benchmarks tested together (two commits' runs in one boot): their p-values
+    become Holm's (holm) over those that have one, and a SLOWER or faster status whose adjusted p is not
+    below alpha becomes "noisy". Returns how many were tested together."""
+    tested = [d for d in decisions if d.p_slower is not None]
+    for attr in ("p_slower", "p_faster"):
+        for d, p in zip(tested, holm([getattr(d, attr) for d in tested])):
+            setattr(d, attr, p)
+    for d in tested:
+        d.family = len(tested)
+        if (d.status == "SLOWER" and d.p_slower >= alpha) or (d.status == "faster" and d.p_faster >= alpha):
+            d.status = "noisy"
+    return len(tested)
 
 
 def decide_runs(base_runs, new_runs, threshold, alpha=DEFAULT_ALPHA):

@@ -502,6 +502,7 @@ class Step:
     boot_ratio: float = None  # the ratio within the boot both commits ran in, where there is one
     boot_basis: str = ""  # what that boot's test compared: "N v M runs" (per-run medians) or "passes"
     boot_build: str = ""  # where that boot's runs were another build of the benchmark (one_boot_pair): its tag
+    boot_family: int = 1  # how many benchmarks that boot's test took together (gate.decide_family)
 
     @property
     def confidence(self):
@@ -725,6 +726,32 @@ def one_boot_pair(st, series_list):
     return None, None, None, ""
 
 
+def boot_decision(base, new, boot, threshold, alpha):
+    """(gate.decide of two points' reports of one boot, its basis). The suite's noise is mostly between
+    processes: from gate.MIN_RUNS reports a side (a backfill's --runs), their medians are the samples, as
+    the gate takes them; else the passes."""
+    b, n = base.runs_by_boot[boot], new.runs_by_boot[boot]
+    basis = f"{len(b)} v {len(n)} runs"
+    if min(len(b), len(n)) < gate.MIN_RUNS:
+        b, n, basis = base.by_boot[boot], new.by_boot[boot], "passes"
+    return gate.decide(b, n, _median(b), _median(n), threshold, alpha), basis
+
+
+def boot_family(st, series_list, boot):
+    """[(base point, new point)] of the other benchmarks of the step's platform (its own build, peers left
+    out) that ran at both of its commits in that boot: what was compared with it there."""
+    s, p = st.series, st.point
+    out = []
+    for o in series_list:
+        if o.platform != s.platform or o.peer or o.benchmark == s.benchmark:
+            continue
+        pts = {q.commit: q for q in o.points}
+        b, n = pts.get(p.base), pts.get(p.commit)
+        if b and n and boot in b.runs_by_boot and boot in n.runs_by_boot:
+            out.append((b, n))
+    return out
+
+
 def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.DEFAULT_ALPHA):
     """(kept, machine). Where both commits ran in one boot (a backfill of the two confirms a step, also one
     built its own way: one_boot_pair), that boot's runs alone decide (their medians from gate.MIN_RUNS a
@@ -737,15 +764,11 @@ def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.D
     for st in found:
         base, new, boot, st.boot_build = one_boot_pair(st, series_list)
         if boot:
-            # The suite's noise is mostly between processes: from gate.MIN_RUNS reports a side (a backfill's
-            # --runs), their medians are the samples, as the gate takes them; else the passes.
-            b, n = base.runs_by_boot[boot], new.runs_by_boot[boot]
-            if min(len(b), len(n)) >= gate.MIN_RUNS:
-                st.boot_basis = f"{len(b)} v {len(n)} runs"
-            else:
-                b, n = base.by_boot[boot], new.by_boot[boot]
-                st.boot_basis = "passes"
-            d = gate.decide(b, n, _median(b), _median(n), threshold, alpha)
+            d, st.boot_basis = boot_decision(base, new, boot, threshold, alpha)
+            # Every benchmark of the platform that both commits ran in that boot was tested with it: the
+            # step holds only as one of that family (gate.decide_family).
+            others = [boot_decision(b, n, boot, threshold, alpha)[0] for b, n in boot_family(st, series_list, boot)]
+            st.boot_family = gate.decide_family([d] + others, alpha)
             held = d.fails if st.direction == "slower" else d.status.startswith("faster")
             st.boot_ratio = d.ratio
             st.evidence = "one boot" if held else "gone in one boot"

@@ -110,6 +110,12 @@ def test_with_several_runs_a_side_the_runs_are_tested_not_the_passes(tmp_path):
     assert r.returncode == 1 and "| 8 v 8 runs | SLOWER |" in r.stdout, r.stdout
 
 
+def test_holm_adjusts_in_order_and_never_lowers_a_p_value():
+    assert gate.holm([0.004, 0.5, 0.001, 0.02]) == pytest.approx([0.012, 0.5, 0.004, 0.04])
+    assert gate.holm([0.3, 0.4]) == pytest.approx([0.6, 0.6])  # adjusted p-values keep the raw ones' order
+    assert gate.holm([]) == []
+
+
 def test_too_few_passes_fall_back_to_the_medians():
     d = gate.decide([100.0, 101.0], [120.0, 121.0], 100.5, 120.5, threshold=0.10)
     assert d.status == "SLOWER (medians only)" and d.fails and d.p_slower is None

@@ -534,8 +534,13 @@ def test_a_step_across_boots_is_judged_against_benchmarks_whose_code_did_not_cha
     repo, commits = boots_repo(tmp_path)
     base, new = commits[-2], commits[-1]
 
+    # 10 passes a report: in one boot the 4 benchmarks are tested together (gate.decide_family), and 5 v 5
+    # passes (p at least 1/252) cannot hold a step among 4
+    spread = tuple(0.98 + 0.004 * i for i in range(10))
+
     def at(commit, boot, k, **kw):
-        return store_line(commit, f"2026-11-0{k}T00:00:00Z", **kw, **({"boot_id": boot} if boot else {}))
+        return store_line(commit, f"2026-11-0{k}T00:00:00Z", spread=spread, **kw,
+                          **({"boot_id": boot} if boot else {}))
 
     entries = [at(base, boots[0], 1, ms=10.0), at(new, boots[1], 2, ms=13.0)]
     for images, threads in [(1200, 1), (1200, 2), (50000, 1)][:controls]:
@@ -588,7 +593,7 @@ def test_add_boot_id_puts_an_old_suites_reports_in_the_boot_they_ran_in(tmp_path
             assert run("add", rep, "--store", store).returncode == 0
         res = run("steps", "--store", store, "--repo", repo, "--commit", new, "--fail")
         if with_boot:
-            assert res.returncode == 1 and "evidence: one boot, within that boot +30.0 % (5 v 5 runs)" in res.stdout
+            assert res.returncode == 1 and "evidence: one boot, within that boot +30.0 % (5 v 5 runs, Holm over 2 benchmarks)" in res.stdout
         else:
             assert res.returncode == 0 and "evidence: unconfirmed" in res.stdout, res.stdout
     # a report that recorded another boot, or no boot id at all: one line, exit 2, nothing added
@@ -725,3 +730,34 @@ def test_in_one_boot_five_runs_a_side_are_tested_by_their_medians(tmp_path, runs
     a = history.analyse(entries, repo=repo)
     [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
     assert st.evidence == evidence and st.boot_basis == basis
+
+
+@pytest.mark.parametrize("runs, others, evidence", [
+    (5, 3, "gone in one boot"),  # one of 4 tested together: 5 v 5 runs cannot tell it from chance (p 4/252)
+    (5, 0, "one boot"),          # alone, the same runs do (p 1/252)
+    (8, 3, "one boot"),          # 8 runs a side do among 4 (p 4/12870): CI's recipe
+])
+def test_the_benchmarks_of_one_boot_are_tested_together(tmp_path, runs, others, evidence):
+    # Every run of the new commit 20 % above every run of its parent, in one boot: alone a step beyond doubt.
+    # Beside it, unchanged benchmarks whose runs overlap. Each tested alone at alpha, m benchmarks would give
+    # m chances to fail CI by chance.
+    repo, commits = boots_repo(tmp_path)
+    base, new = commits[-2], commits[-1]
+    entries = []
+    for k in range(runs):
+        for commit, factor in ((base, 1.0), (new, 1.2)):
+            for variant, images, threads, ms in [("opt", 1200, 1, 10.0 * factor)] + [
+                    ("naive", images, threads, 20.0 * (1 + 0.01 * (k if commit == base else runs - 1 - k)))
+                    for images, threads in [(1200, 1), (1200, 2), (50000, 1)][:others]]:
+                e = store_line(commit, f"2026-11-01T0{k}:{10 if commit == base else 40}:00Z", variant=variant,
+                               images=images, threads=threads, ms=ms * (1 + 0.01 * k), boot_id="b1")
+                e["id"] += f"-{k}-{images}-{threads}"
+                entries.append(e)
+    a = history.analyse(entries, repo=repo)
+    [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
+    assert st.evidence == evidence and st.boot_basis == f"{runs} v {runs} runs" and st.boot_family == 1 + others
+    assert st.boot_ratio == pytest.approx(1.2)
+    store = write_store(tmp_path / "store.jsonl", entries)
+    res = run("steps", "--store", store, "--repo", repo, "--commit", new, "--fail")
+    assert res.returncode == (1 if evidence == "one boot" else 0), res.stdout + res.stderr
+    assert ("Holm over 4 benchmarks" in res.stdout) == bool(others)
