@@ -2,7 +2,8 @@
 
 Top: a summary a reader can act on. The regressions found (benchmark, platform, size, confidence, and the
 commits that could have caused each: those after the last quiet measurement before the step up to the
-step, with their subjects, the ones that change code the backend runs first), the improvements, the latest result against the previous one per machine,
+step, with their subjects, the ones that change code the backend runs first), the improvements, the
+regressions a later commit undid (folded), the latest result against the previous one per machine,
 and the commits that did not build or run. Below: one chart per platform x backend x image count, its
 variants as lines in their palette colours (the same as the PNG charts), hovering a point shows the
 commit, its subject, the date, the median and the spread of the passes. Select boxes filter by machine
@@ -87,6 +88,11 @@ machine was busy are drawn hollow and %(busy_rule)s; the PyTorch peer is drawn, 
 <div id="summary">
 <h2>Regressions</h2><div id="regressions"></div>
 <h2>Improvements</h2><div id="improvements"></div>
+<details id="undone-box"><summary><b>Regressions a later commit undid</b> (<span id="undone-count"></span>,
+no slower today)</summary>
+<p class="lead">Slower steps after which every later measurement of the benchmark is back within the threshold
+of the step's base: what was slower once, from the commit named in the evidence on.</p>
+<div id="undone"></div></details>
 <details id="candidates-box"><summary><b>Steps seen only on a busy machine</b> (<span id="candidate-count"></span>
 candidates, not verdicts)</summary>
 <p class="lead">These appear only when measurements made under load count, and the next measurement kept the
@@ -157,6 +163,7 @@ function evidenceCell(td, s) {
                  (s.boot_family > 1 ? ", Holm over " + s.boot_family + " benchmarks" : "") +
                  (s.boot_build ? ", built " + s.boot_build : ""), td);
   if (s.drift !== null) h("div", {}, s.controls + " unchanged benchmarks: " + pct(s.drift - 1), td);
+  if (s.undone) h("div", {}, "undone at " + s.undone.slice(0, 10), td);
   if (s.evidence === "unconfirmed") h("div", {}, "measured in different boots", td);
   if (s.confirm) h("code", {class: "confirm"}, s.confirm, h("div", {}, null, td));
 }
@@ -319,6 +326,8 @@ const regressions = DATA.steps.filter(s => s.direction === "slower");
 const improvements = DATA.steps.filter(s => s.direction === "faster");
 stepTable("regressions", regressions, "No regression found: no benchmark got slower beyond the threshold and the noise.");
 stepTable("improvements", improvements, "No improvement beyond the threshold and the noise.");
+stepTable("undone", DATA.undone, "None.");
+document.getElementById("undone-count").textContent = DATA.undone.length;
 stepTable("candidates", DATA.candidates, "None.");
 document.getElementById("candidate-count").textContent = DATA.candidates.length;
 stepTable("no-code-change", DATA.no_code_change, "None.", "the range's commits (none changes its code)");
@@ -375,6 +384,7 @@ def page_data(a):
     steps = [_step(st) for st in a.steps]
     candidates = [_step(st) for st in getattr(a, "busy_steps", [])]
     unexplained = [_step(st) for st in getattr(a, "no_code_change", [])]
+    undone = [_step(st) for st in getattr(a, "undone", [])]
     latest = []
     for machine in sorted({s.machine for s in a.series}):
         rows = []
@@ -387,9 +397,9 @@ def page_data(a):
                          "change": _r(last.median_ms / prev.median_ms - 1) if prev else 0.0, "step": last.step})
         latest.append({"machine": machine, "rows": rows})
     used = {c for st in a.steps + getattr(a, "busy_steps", []) + getattr(a, "no_code_change", [])
-            for c, _ in st.range} | \
+            + getattr(a, "undone", []) for c, _ in st.range} | \
         {p.commit for s in a.series for p in s.points} | {c for c, *_ in a.failures}
-    return _finish(a, charts, steps, candidates, latest, used, unexplained)
+    return _finish(a, charts, steps, candidates, latest, used, unexplained, undone)
 
 
 def _step(st):
@@ -401,7 +411,7 @@ def _step(st):
               "evidence_text": history.EVIDENCE.get(st.evidence, ""), "controls": len(st.controls),
               "drift": None if st.drift is None else _r(st.drift),
               "boot_ratio": None if st.boot_ratio is None else _r(st.boot_ratio), "boot_basis": st.boot_basis,
-              "boot_build": st.boot_build, "boot_family": st.boot_family,
+              "boot_build": st.boot_build, "boot_family": st.boot_family, "undone": st.undone,
               "confirm": _confirm_command(st)}
 
 
@@ -416,7 +426,7 @@ def _confirm_command(st):
             f"--backends {shlex.quote(f'{s.backend}:{s.variant}')} --images {s.images} --threads {s.threads}")
 
 
-def _finish(a, charts, steps, candidates, latest, used, unexplained=()):
+def _finish(a, charts, steps, candidates, latest, used, unexplained=(), undone=()):
     points = [p for s in a.series for p in s.points]
     busy = sum(p.busy for p in points)
     notes = (f"{len(a.entries)} store lines, {len(a.order)} commits, {len(a.series)} series, {len(points)} points; "
@@ -424,6 +434,7 @@ def _finish(a, charts, steps, candidates, latest, used, unexplained=()):
              + (" (used for verdicts: --include-busy)." if a.include_busy else
                 " (drawn hollow; not a base nor a verdict: --include-busy uses them)."))
     return {"charts": charts, "steps": steps, "candidates": candidates, "no_code_change": list(unexplained),
+            "undone": list(undone),
             "latest": latest,
             "failures": [{"commit": c, "status": st, "error": err[:300]} for c, _, st, err in a.failures],
             "subjects": {c: a.subjects.get(c, "") for c in sorted(used)},

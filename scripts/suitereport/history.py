@@ -503,6 +503,7 @@ class Step:
     boot_basis: str = ""  # what that boot's test compared: "N v M runs" (per-run medians) or "passes"
     boot_build: str = ""  # where that boot's runs were another build of the benchmark (one_boot_pair): its tag
     boot_family: int = 1  # how many benchmarks that boot's test took together (gate.decide_family)
+    undone: str = ""  # a slower step's: the commit from which its benchmark is back (undone_at)
 
     @property
     def confidence(self):
@@ -790,6 +791,20 @@ def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.D
     return kept, machine
 
 
+def undone_at(st, threshold):
+    """The commit from which every later quiet point of a slower step's series is back within the threshold
+    of the step's base (a later commit undid it: the benchmark is no slower today), or None."""
+    pts = st.series.points
+    base = next(q for q in pts if q.commit == st.point.base)
+    later = [q for q in pts[pts.index(st.point) + 1:] if not q.busy]
+    at = None
+    for q in reversed(later):
+        if q.median_ms > base.median_ms * (1 + threshold):
+            break
+        at = q.commit
+    return at
+
+
 def failures(entries, order):
     """(commit, subject, status, error) of the commits recorded as not built / not run, in git order."""
     index = {c: i for i, c in enumerate(order)}
@@ -823,6 +838,8 @@ class Analysis:
     # steps the machine explains (Step): no commit of their range changes their code, their controls moved as
     # much, or both commits run in one boot show none (judge_across_boots)
     no_code_change: list = field(default_factory=list)
+    # slower steps that a later commit undid (undone_at): what was slower once, not what is slower today
+    undone: list = field(default_factory=list)
 
 
 def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAULT_ALPHA, include_busy=False,
@@ -860,14 +877,19 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
     for st in with_machine:
         st.point.step = "machine"
     unexplained += with_machine
+    for st in found:
+        if st.direction == "slower":
+            st.undone = undone_at(st, threshold) or ""
+    undone = [st for st in found if st.undone]
+    found = [st for st in found if not st.undone]
     candidates = []
     if not include_busy:
         # What the busy points would say: shown apart as candidates (to confirm by a quiet rerun or a
         # bisect), never as verdicts; a step the quiet points found already is not repeated.
         known = {(st.series.key, st.point.commit) for st in found}
         loud = steps(series(entries, threshold, alpha, order, True, subjects), order, subjects, between, touching)
-        known |= {(st.series.key, st.point.commit) for st in unexplained}
+        known |= {(st.series.key, st.point.commit) for st in unexplained + undone}
         candidates = [st for st in loud if (st.series.key, st.point.commit) not in known
                       and not st.no_code_change and sustained(st, threshold, alpha)]
     return Analysis(store_name, entries, order, subjects, series_list, found, failures(entries, order), threshold,
-                    alpha, include_busy, candidates, unexplained)
+                    alpha, include_busy, candidates, unexplained, undone)

@@ -162,6 +162,7 @@ def step_line(st, kind):
     within += f" ({st.boot_basis}{family})" if st.boot_basis.endswith("runs") else (f" ({family[2:]})" if family else "")
     within += f", built {st.boot_build}" if st.boot_build else ""
     controls = "" if st.drift is None else f", {len(st.controls)} controls {100 * (st.drift - 1):+.1f} %"
+    controls += f", undone at {st.undone[:10]}" if st.undone else ""
     return (f"{kind:8} {100 * (st.ratio - 1):+7.1f} %  {st.series.title}  on {st.series.machine}  "
             f"{st.point.base[:10]}..{st.point.commit[:10]}  evidence: {st.evidence or '-'}{within}{controls}")
 
@@ -172,7 +173,8 @@ def cmd_steps(args):
     if args.commit:
         from . import backfill
         at = backfill.resolve(args.repo or history.identity.REPO_ROOT, args.commit)
-    rows = [(st, st.direction) for st in a.steps] + [(st, "machine") for st in a.no_code_change]
+    rows = ([(st, st.direction) for st in a.steps] + [(st, "machine") for st in a.no_code_change]
+            + [(st, "undone") for st in a.undone])
     rows = [(st, kind) for st, kind in rows if at is None or st.point.commit == at]
     for st, kind in rows:
         print(step_line(st, kind))
@@ -201,7 +203,7 @@ def cmd_html(args):
     unconfirmed = sum(s.evidence == "unconfirmed" for s in slower)
     print(f"wrote {load.shown(out)} ({len(a.series)} series over {len(a.order)} commits, "
           f"{len(slower)} regressions ({unconfirmed} unconfirmed: measured in different boots), "
-          f"{len(a.no_code_change)} the machine's)")
+          f"{len(a.no_code_change)} the machine's, {len(a.undone)} undone by a later commit)")
     if args.screenshot:
         from . import browser
         shot = Path(args.screenshot).resolve()

@@ -761,3 +761,27 @@ def test_the_benchmarks_of_one_boot_are_tested_together(tmp_path, runs, others, 
     res = run("steps", "--store", store, "--repo", repo, "--commit", new, "--fail")
     assert res.returncode == (1 if evidence == "one boot" else 0), res.stdout + res.stderr
     assert ("Holm over 4 benchmarks" in res.stdout) == bool(others)
+
+
+@pytest.mark.parametrize("after, undone", [
+    ((10.3,), 2),          # the next commit is back: undone there
+    ((12.9, 10.2), 3),     # still slower at the next, back at the one after
+    ((10.2, 12.9), None),  # back, then slower again: slower today, a regression still
+    ((), None),            # nothing measured after it
+])
+def test_a_regression_a_later_commit_undid_is_listed_apart(tmp_path, after, undone):
+    # "Is this commit slower, since when?": a step whose benchmark every later measurement puts back within
+    # the threshold of its base is no slower today; it is listed apart, never among the regressions.
+    repo, commits = throwaway_repo(tmp_path, [(f"backends/serial/f{k}.cpp", f"change {k}") for k in range(5)])
+    times = (10.0, 13.0) + after
+    entries = [store_line(c, f"2026-11-0{k + 1}T00:00:00Z", ms=ms) for k, (c, ms) in enumerate(zip(commits, times))]
+    a = history.analyse(entries, repo=repo)
+    [st] = [st for st in a.steps + a.undone if st.point.commit == commits[1]]
+    assert st.direction == "slower" and (st in a.undone) == (undone is not None) and (st in a.steps) == (undone is None)
+    assert st.undone == (commits[undone] if undone else "")
+    store = write_store(tmp_path / "store.jsonl", entries)
+    res = run("steps", "--store", store, "--repo", repo, "--commit", commits[1], "--fail")
+    assert res.returncode == 0 and res.stdout.startswith("undone ") and f"undone at {commits[undone][:10]}" in res.stdout \
+        if undone else res.stdout.startswith("slower "), res.stdout
+    from suitereport import dashboard
+    assert [x["undone"] for x in dashboard.page_data(a)["undone"]] == ([commits[undone]] if undone else [])
