@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# On the GPU machine: conv2's phase B split (change-b.diff): s4 its last 64 items left out (512, two whole passes of 256
+# threads), s5 without the input transform, s6 without the output stage; results wrong, timing only.
+# Binaries built here from this commit with the edit in change-b.diff, in build/exp/carry/bins.tar.xz beside the runtime libraries.
+set -u
+R=$OUT/r
+mkdir -p "$R"
+tar -C build/exp/carry -xJf build/exp/carry/bins.tar.xz
+build=build/exp/carry
+source scripts/gpu-libs.sh
+in="--data data/cifar10 --weights data/convnetjs-cifar10"
+{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; cat /proc/sys/kernel/random/boot_id; } > "$R/device.txt"
+M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
+for v in base s4 s5 s6; do
+  timeout 100 ncu --clock-control none --csv --kernel-name regex:"winograd_layer_kernel|conv1_pixels_kernel" --metrics $M -c 6 \
+    build/exp/carry/suite-$v $in --backend cuda:winograd_mma --images 8192 --batch 8192 --repeat 1 --warmup 0 --quiet \
+    --output /tmp/n-$v.json > "$R/ncu-$v.csv" 2>&1
+  echo "ncu $v rc=$?"
+done
+for round in 1 2; do
+  for v in base s4 s5 s6; do
+    build/exp/carry/suite-$v $in --backend cuda:winograd_mma --images 1200,50000 --repeat 20 --quiet --output "$R/ab-$v-$round.json" \
+      > /dev/null 2> "$R/ab-$v-$round.err"
+    echo "suite $v round $round rc=$?"
+  done
+done
+python3 - "$R" <<'PY'
+import csv, glob, io, json, os, sys
+R = sys.argv[1]
+for v in ("base", "s4", "s5", "s6"):
+    text = open(f"{R}/ncu-{v}.csv").read()
+    rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
+    head, rows = rows[0], rows[1:]
+    k, m, val = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
+    got = {}
+    for r in rows:
+        name = "conv1" if "conv1" in r[k] else ("conv2" if "winograd_layer_kernel<2" in r[k] else "conv3")
+        got.setdefault((name, r[m]), []).append(r[val])
+    print(v, {f"{n}:{mm.split('__')[1][:22]}": vals for (n, mm), vals in sorted(got.items())})
+for f in sorted(glob.glob(f"{R}/ab-*.json")):
+    try:
+        for r in json.load(open(f))["runs"]:
+            print(os.path.basename(f), r["images"], "median %.4f" % r["forward_ms"]["median"], r["validation"]["passed"])
+    except Exception as e:
+        print(os.path.basename(f), "unreadable:", e)
+PY
+tar -C "$OUT" -czf "$OUT/r.tgz" r && rm -rf "$R"
