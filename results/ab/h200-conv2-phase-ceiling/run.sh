@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# On the GPU machine: cuda:winograd_mma's conv2 with one of its two phases left out (results wrong, timing only),
-# to bound what running them side by side could win. Binaries in build/exp (suite-base, -noA, -noB, -noAB),
-# built here from this commit with the edit in change.diff; build/exp/carry/ their archive (bins.tar.xz) with the runtime libraries.
+# On the GPU machine: cuda:winograd_mma's conv2 with parts of its round left out (results wrong, timing only).
+#   run.sh [variants]   default "base noA noB noAB" (change.diff: phase A, B or both left out); "base s4 s5 s6"
+#                       ran for phase-b/ (change-b.diff)
+# build/exp/carry/bins.tar.xz holds suite-<variant> for each, built here from this commit with the edit and its
+# CNN_CONV2_SKIP value, beside the runtime libraries (a carried build's offload-runtime/ and lib/).
 set -u
+variants=${1:-base noA noB noAB}
 R=$OUT/r
 mkdir -p "$R"
 tar -C build/exp/carry -xJf build/exp/carry/bins.tar.xz
@@ -11,30 +14,30 @@ source scripts/gpu-libs.sh
 in="--data data/cifar10 --weights data/convnetjs-cifar10"
 { nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; cat /proc/sys/kernel/random/boot_id; } > "$R/device.txt"
 M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,launch__registers_per_thread,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active
-for v in base noA noB noAB; do
+for v in $variants; do
   timeout 100 ncu --clock-control none --csv --kernel-name regex:"winograd_layer_kernel|conv1_pixels_kernel" --metrics $M -c 6 \
     build/exp/carry/suite-$v $in --backend cuda:winograd_mma --images 8192 --batch 8192 --repeat 1 --warmup 0 --quiet \
     --output /tmp/n-$v.json > "$R/ncu-$v.csv" 2>&1
   echo "ncu $v rc=$?"
 done
 for round in 1 2; do
-  for v in base noA noB noAB; do
+  for v in $variants; do
     build/exp/carry/suite-$v $in --backend cuda:winograd_mma --images 1200,50000 --repeat 20 --quiet --output "$R/ab-$v-$round.json" \
       > /dev/null 2> "$R/ab-$v-$round.err"
     echo "suite $v round $round rc=$?"
   done
 done
-python3 - "$R" <<'PY'
+python3 - "$R" $variants <<'PY'
 import csv, glob, io, json, os, sys
-R = sys.argv[1]
-for v in ("base", "noA", "noB", "noAB"):
+R, variants = sys.argv[1], sys.argv[2:]
+for v in variants:
     text = open(f"{R}/ncu-{v}.csv").read()
     rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
     head, rows = rows[0], rows[1:]
     k, m, val = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
     got = {}
     for r in rows:
-        name = "conv1" if "conv1" in r[k] else ("conv2" if "ILi2E" in r[k] else "conv3")
+        name = "conv1" if "conv1" in r[k] else ("conv2" if "winograd_layer_kernel<2" in r[k] else "conv3")
         got.setdefault((name, r[m]), []).append(r[val])
     print(v, {f"{n}:{mm.split('__')[1][:22]}": vals for (n, mm), vals in sorted(got.items())})
 for f in sorted(glob.glob(f"{R}/ab-*.json")):
