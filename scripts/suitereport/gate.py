@@ -53,7 +53,6 @@ class Decision:
     p_faster: float = None
     ci: tuple = None  # bootstrap 95 % interval of the median ratio
     basis: str = "medians"  # what was tested: "N v M runs", "N v M passes" or "medians"
-    family: int = 1  # how many benchmarks were tested together (decide_family): the p-values are Holm's
 
     @property
     def fails(self):
@@ -164,13 +163,13 @@ def holm(pvalues):
 def decide_family(decisions, alpha=DEFAULT_ALPHA):
     """Decisions of benchmarks tested together (two commits' runs in one boot): their p-values
     become Holm's (holm) over those that have one, and a SLOWER or faster status whose adjusted p is not
-    below alpha becomes "noisy". Returns how many were tested together."""
+    below alpha becomes "noisy" (the p-values kept are then the adjusted ones). Returns how many were tested
+    together."""
     tested = [d for d in decisions if d.p_slower is not None]
     for attr in ("p_slower", "p_faster"):
         for d, p in zip(tested, holm([getattr(d, attr) for d in tested])):
             setattr(d, attr, p)
     for d in tested:
-        d.family = len(tested)
         if (d.status == "SLOWER" and d.p_slower >= alpha) or (d.status == "faster" and d.p_faster >= alpha):
             d.status = "noisy"
     return len(tested)

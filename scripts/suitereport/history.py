@@ -739,8 +739,9 @@ def boot_decision(base, new, boot, threshold, alpha):
 
 
 def boot_family(st, series_list, boot):
-    """[(base point, new point)] of the other benchmarks of the step's platform (its own build, peers left
-    out) that ran at both of its commits in that boot: what was compared with it there."""
+    """[(base point, new point)] of the other benchmarks of the step's platform (of any build; peers and the
+    step's own benchmark left out) that ran at both of its commits in that boot: what was compared with it
+    there."""
     s, p = st.series, st.point
     out = []
     for o in series_list:
