@@ -27,9 +27,9 @@ struct Validation {
 Validation validate(const float* probs, std::size_t n, const std::vector<double>& ref, std::size_t distinct,
                     double tolerance = kDefaultProbTolerance);
 
-// Adds a second validation of the same run (its end-to-end pass) to `into`: the run passes only if both
-// did, mismatches and near ties are counted over both, the largest difference (and its image) is kept.
-// `compared` stays the run's images.
+// Adds a second validation of the same run's images (its end-to-end pass) to `into`: the run passes only if
+// both did; mismatches and near ties are the worse pass's, the largest difference (and its image) is kept.
+// `compared` stays the run's images, and no count exceeds it.
 void merge(Validation& into, const Validation& other);
 
 // Fraction of the n images whose argmax equals the label (label of image i is labels[i % labels.size()]).

@@ -82,6 +82,27 @@ TEST(Validation, SwappedTop1IsAMismatchUnlessTheReferenceTies) {
   EXPECT_TRUE(v.passed);
 }
 
+// A run validates its forward pass and its end-to-end pass over the same images: the merged counts are the
+// worse pass's, never more than the images compared.
+TEST(Validation, TwoPassesOfTheSameImagesCountTheWorse) {
+  const auto& ref = reference_first(37);
+  std::vector<float> forward = as_float(ref), e2e = as_float(ref);
+  const auto wrong_top1 = [&](std::vector<float>& p, int i) {  // the reference's top class dropped to 0
+    p[std::size_t(i) * 10 + argmax10(&ref[std::size_t(i) * 10])] = 0.0f;
+  };
+  for (int i : {1, 2, 3}) wrong_top1(forward, i);
+  for (int i : {2, 3, 4, 5}) wrong_top1(e2e, i);  // 4 images, 2 of them the forward pass's
+  Validation v = validate(forward.data(), 37, ref, 37);
+  const Validation other = validate(e2e.data(), 37, ref, 37);
+  ASSERT_EQ(v.top1_mismatches, 3u);
+  ASSERT_EQ(other.top1_mismatches, 4u);
+  merge(v, other);
+  EXPECT_FALSE(v.passed);
+  EXPECT_EQ(v.compared, 37u);
+  EXPECT_EQ(v.top1_mismatches, 4u);  // summed, 7
+  EXPECT_EQ(v.near_ties, 0u);
+}
+
 TEST(Validation, CyclesThroughTheReference) {
   const auto& ref = reference_first(3);
   std::vector<float> p;
