@@ -8,7 +8,9 @@
 # manifest's "renamed" maps is fine: the newer suite runs and reports the renamed variant).
 # AB_IMAGES (default 1200,50000) and AB_REPEAT (default 20) change the runs. With 5 rounds or more, compare
 # tests the rounds' medians against each other (a process's own spread counts), with fewer the newest round's
-# passes.
+# passes. The benchmarks are tested together (compare --family: 24 variants at 2 image counts would otherwise
+# be 48 chances of a step by chance), which 5 to 7 rounds cannot pass among many benchmarks: take 8 or more
+# (compare says so).
 # Out: <out>/a/round-N.json, <out>/b/round-N.json, <out>/compare.md; exit: scripts/compare's (0 none slower).
 set -uo pipefail
 usage="usage: ab-bench.sh <build-a> <build-b> <out> <backend list> [rounds] [threshold]"
@@ -32,5 +34,5 @@ done
 # scripts/compare needs numpy and scipy: the first Python that has them (the GPU machine's is its PyTorch one).
 for py in python3 /usr/bin/python3 ""; do [ -n "$py" ] && "$py" -c 'import numpy, scipy' 2>/dev/null && break; done
 [ -n "$py" ] || { echo "ab-bench: no Python with numpy and scipy: compare the reports elsewhere" >&2; exit 2; }
-"$py" scripts/compare "$out/a" "$out/b" --threshold "$threshold" --format md | tee "$out/compare.md"
+"$py" scripts/compare "$out/a" "$out/b" --threshold "$threshold" --family --format md | tee "$out/compare.md"
 exit "${PIPESTATUS[0]}"

@@ -2,7 +2,8 @@
 
 A benchmark is backend:variant/images:N/threads:T, always all four parts: its name does not depend on
 what else is in the file. Its passes are compared with gate.decide (a Mann-Whitney U test on the
-samples, see gate.py). Exit codes:
+samples, see gate.py), each alone, or with --family all together (Holm: gate.decide_family; the
+`p (slower)` column then shows the adjusted p). Exit codes:
   0  no benchmark slower beyond threshold and noise ("noisy" ones are listed, not failures)
   1  at least one SLOWER, or a run of NEW failed validation or has no forward time
   2  bad input: a missing file, not JSON, a wrong schema_version, no runs, no benchmark in common
@@ -56,6 +57,10 @@ def main(argv):
     p.add_argument("--across-platforms", action="store_true",
                    help="compare even when BASE and NEW ran on different platforms (CPU model and cores, "
                         "or GPU): the deltas are then the hardware's as much as the code's")
+    p.add_argument("--family", action="store_true",
+                   help="test the benchmarks together (Holm's adjustment of their p-values), so that many "
+                        "benchmarks are not as many chances of a step by chance; it needs more samples "
+                        "(8 v 8 runs pass up to 128 benchmarks, 5 v 5 at most 2)")
     p.add_argument("--include-busy", action="store_true",
                    help="gate runs whose report recorded a busy machine too (default: left out, and a "
                         "benchmark left without runs on a side is refused, not judged)")
@@ -105,18 +110,31 @@ def main(argv):
         d = gate.decide_runs(bs, ns, threshold, args.alpha)
         b_ms, n_ms = (gate.median([r.forward_ms for r in rs]) if d.basis.endswith("runs") else
                       gate.newest(rs).forward_ms for rs in (bs, ns))
+        rows.append([name, b_ms, n_ms, d.ratio - 1.0, d.ci, d, d.basis, (peer, ns)])
+    family = 1
+    if args.family:  # the gated benchmarks as one family: their statuses from Holm-adjusted p-values
+        tested = [r[5] for r in rows if isinstance(r[5], gate.Decision) and not r[7][0]]
+        family = gate.decide_family(tested, args.alpha)
+        blind = [d.basis for d in tested if d.p_slower is not None and family * gate.least_p(d.basis) >= args.alpha]
+        if blind:
+            print(f"note: --family over {family} benchmarks: at {blind[0]} no step can pass (p at least "
+                  f"{gate.least_p(blind[0]):.2g} each); take more runs a side (8 v 8 pass up to 128)", file=sys.stderr)
+    for r in rows:
+        if not isinstance(r[5], gate.Decision):
+            continue
+        name, d, (peer, ns) = r[0], r[5], r[7]
         status = d.status
         if peer:
             peers.append(name)
             status = f"{status} (peer, not gated)"
-        elif any(r.validation and not r.passed for r in ns):
+        elif any(x.validation and not x.passed for x in ns):
             status = "INVALID (validation failed)"
             invalid.append(name)
         elif d.fails:
             slower.append(name)
         elif status == "noisy":
             noisy.append(name)
-        rows.append((name, b_ms, n_ms, d.ratio - 1.0, d.ci, d.p_slower, d.basis, status))
+        r[5], r[7] = d.p_slower, status
     judged = [n for n in common if n not in refused]
     if not judged:
         raise load.ReportError(f"every benchmark in common was refused: busy machine ({'; '.join(busy.values())}); "
@@ -140,7 +158,8 @@ def main(argv):
         print()
     gated = [n for n in judged if n not in peers]
     verdict = (f"{len(slower)} of {len(gated)} benchmark(s) slower than +{100 * threshold:g} % beyond noise "
-               f"(Mann-Whitney U, p < {args.alpha:g})" + (f": {', '.join(slower)}" if slower else ""))
+               f"(Mann-Whitney U, p < {args.alpha:g}" + (f", Holm over {family} benchmarks" if args.family else "")
+               + ")" + (f": {', '.join(slower)}" if slower else ""))
     if noisy:
         verdict += f"; {len(noisy)} noisy (beyond the threshold but not significant): {', '.join(noisy)}"
     if invalid:

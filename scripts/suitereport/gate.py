@@ -17,7 +17,8 @@ Status:
   ok      the ratio is within the threshold
 history's one-boot test takes the benchmarks that two commits ran in one boot as one family
 (decide_family): each status is decided on Holm-adjusted p-values, so that m benchmarks do not give
-m chances of a step by chance. `compare` tests each benchmark alone (as compare.py does).
+m chances of a step by chance. `compare` tests each benchmark alone (as compare.py does), or, with
+--family, as one family too (scripts/ab-bench.sh does).
 With fewer than MIN_SAMPLES samples on a side there is nothing to test: the medians decide alone and
 the status says so. The bootstrap interval of the median ratio is printed to show the spread; its work
 and memory are bounded whatever the sample count (`suite --repeat 100000` is legal, and a 2000 x N
@@ -160,8 +161,17 @@ def holm(pvalues):
     return out
 
 
+def least_p(basis):
+    """The smallest one-sided p that decide's test gives n v m samples (every sample of one side beyond the
+    other's: 1 / C(n + m, n) where scipy computes it exactly, a little more where it approximates); basis:
+    a Decision's "N v M runs" or "N v M passes"."""
+    n, _, m = basis.split()[:3]
+    n, m = int(n), int(m)
+    return float(mannwhitneyu(np.arange(n) + m, np.arange(m), alternative="greater").pvalue)
+
+
 def decide_family(decisions, alpha=DEFAULT_ALPHA):
-    """Decisions of benchmarks tested together (two commits' runs in one boot): their p-values
+    """Decisions of benchmarks tested together (two commits' runs in one boot, compare --family): their p-values
     become Holm's (holm) over those that have one, and a SLOWER or faster status whose adjusted p is not
     below alpha becomes "noisy" (the p-values kept are then the adjusted ones). Returns how many were tested
     together."""

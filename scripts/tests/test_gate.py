@@ -116,6 +116,38 @@ def test_holm_adjusts_in_order_and_never_lowers_a_p_value():
     assert gate.holm([]) == []
 
 
+@pytest.mark.parametrize("family, status, rc", [(False, "SLOWER", 1), (True, "noisy", 0)])
+def test_compare_family_tests_the_benchmarks_together(tmp_path, family, status, rc):
+    # One benchmark's 12 passes, 12 % up, overlap (p about 0.0007): alone a step. Among 22 benchmarks tested
+    # together (--family), a p that small comes by chance too often: 22 x 0.0007 is above 0.01.
+    steady = [("openmp", f"v{k}", 2, 10.0, passes(10.0)) for k in range(21)]
+    base = suite_report(tmp_path / "base.json", [("serial", "opt", 1, 100.0, passes(100.0))] + steady)
+    new = suite_report(tmp_path / "new.json", [("serial", "opt", 1, 112.0, passes(100.0, 1.12))] + steady)
+    d = gate.decide(passes(100.0), passes(100.0, 1.12), 100.0, 112.0, threshold=0.10)
+    assert 0.01 / 22 < d.p_slower < 0.01 / 2
+    r = run("compare", base, new, *(["--family"] if family else []))
+    assert r.returncode == rc and "| serial:register_tiles/images:1200/threads:1 |" in r.stdout, r.stdout
+    assert f"| 12 v 12 passes | {status} |" in r.stdout
+    assert ("Holm over 22 benchmarks" in r.stdout) == family
+
+
+def test_compare_family_says_when_too_few_runs_can_pass_it(tmp_path):
+    # 5 runs a side, every one of NEW's 30 % above BASE's, for 3 benchmarks: p at least 1/252 each, and
+    # 3 x 1/252 is above 0.01: together, nothing could pass, and compare says so.
+    base, new = tmp_path / "base", tmp_path / "new"
+    base.mkdir(), new.mkdir()
+    for i in range(5):
+        for side, f in ((base, 1.0), (new, 1.3)):
+            ms = 50.0 * f * (1 + 0.01 * i)
+            suite_report(side / f"run-{i}.json", [("serial", v, 1, ms, passes(ms)) for v in ("naive", "opt", "winograd")])
+    alone = run("compare", base, new)
+    assert alone.returncode == 1 and alone.stdout.count("| 5 v 5 runs | SLOWER |") == 3, alone.stdout
+    together = run("compare", base, new, "--family")
+    assert together.returncode == 0 and together.stdout.count("| 5 v 5 runs | noisy |") == 3, together.stdout
+    assert "--family over 3 benchmarks: at 5 v 5 runs no step can pass" in together.stderr
+    assert gate.least_p("5 v 5 runs") == pytest.approx(1 / 252)
+
+
 def test_too_few_passes_fall_back_to_the_medians():
     d = gate.decide([100.0, 101.0], [120.0, 121.0], 100.5, 120.5, threshold=0.10)
     assert d.status == "SLOWER (medians only)" and d.fails and d.p_slower is None
