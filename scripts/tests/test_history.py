@@ -730,6 +730,20 @@ def test_in_one_boot_five_runs_a_side_are_tested_by_their_medians(tmp_path, runs
     a = history.analyse(entries, repo=repo)
     [st] = [st for st in a.steps + a.no_code_change if st.series.variant == "register_tiles"]
     assert st.evidence == evidence and st.boot_basis == basis
+    # The same runs between two commits of which the newer changes a document only: the machine's, and the
+    # line says what the runs of that boot read beside the pooled passes' ratio.
+    (repo / "notes.md").write_text("notes\n")
+    for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")):
+        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    docs = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
+                          text=True).stdout.strip()
+    for e in entries:
+        e["git_commit"] = docs if e["git_commit"] == new else new
+    a = history.analyse(entries, repo=repo)
+    [st] = a.no_code_change
+    assert st.evidence == "no code change" and st.boot_basis == basis and st.boot_ratio is not None
+    from suitereport.history_main import step_line
+    assert f"evidence: no code change, within that boot {100 * (st.boot_ratio - 1):+.1f} %" in step_line(st, "machine")
 
 
 @pytest.mark.parametrize("runs, others, evidence", [
