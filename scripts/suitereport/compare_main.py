@@ -87,7 +87,7 @@ def main(argv):
     _check_platforms(base, new, common, args.across_platforms)
     busy = {} if args.include_busy else _leave_out_busy(base, new)
 
-    rows, slower, invalid, noisy, refused, peers = [], [], [], [], [], []
+    rows, slower, invalid, noisy, refused, peers, decided = [], [], [], [], [], [], []
     for name in sorted(set(base) | set(new) | set(untimed), key=lambda nm: _sort_key(nm, ranks)):
         bs, ns = base.get(name), new.get(name)
         peer = any(id(r) in peer_runs for r in (bs or []) + (ns or []))
@@ -110,31 +110,28 @@ def main(argv):
         d = gate.decide_runs(bs, ns, threshold, args.alpha)
         b_ms, n_ms = (gate.median([r.forward_ms for r in rs]) if d.basis.endswith("runs") else
                       gate.newest(rs).forward_ms for rs in (bs, ns))
-        rows.append([name, b_ms, n_ms, d.ratio - 1.0, d.ci, d, d.basis, (peer, ns)])
-    family = 1
-    if args.family:  # the gated benchmarks as one family: their statuses from Holm-adjusted p-values
-        tested = [r[5] for r in rows if isinstance(r[5], gate.Decision) and not r[7][0]]
-        family = gate.decide_family(tested, args.alpha)
-        blind = [d.basis for d in tested if d.p_slower is not None and family * gate.least_p(d.basis) >= args.alpha]
-        if blind:
-            print(f"note: --family over {family} benchmarks: at {blind[0]} no step can pass (p at least "
-                  f"{gate.least_p(blind[0]):.2g} each); take more runs a side (8 v 8 pass up to 128)", file=sys.stderr)
-    for r in rows:
-        if not isinstance(r[5], gate.Decision):
-            continue
-        name, d, (peer, ns) = r[0], r[5], r[7]
+        decided.append((len(rows), name, b_ms, n_ms, d, peer, ns))
+        rows.append(None)  # its row once every benchmark is decided (--family decides them together)
+    gated_decisions = [d for *_, d, peer, _ in decided if not peer]
+    family = gate.decide_family(gated_decisions, args.alpha) if args.family else 1
+    blind = [d.basis for d in gated_decisions
+             if args.family and d.p_slower is not None and family * gate.least_p(d.basis) >= args.alpha]
+    if blind:
+        print(f"note: --family over {family} benchmarks: at {blind[0]} no step can pass (p at least "
+              f"{gate.least_p(blind[0]):.2g} each); take more runs a side (8 v 8 pass up to 128)", file=sys.stderr)
+    for i, name, b_ms, n_ms, d, peer, ns in decided:
         status = d.status
         if peer:
             peers.append(name)
             status = f"{status} (peer, not gated)"
-        elif any(x.validation and not x.passed for x in ns):
+        elif any(r.validation and not r.passed for r in ns):
             status = "INVALID (validation failed)"
             invalid.append(name)
         elif d.fails:
             slower.append(name)
         elif status == "noisy":
             noisy.append(name)
-        r[5], r[7] = d.p_slower, status
+        rows[i] = (name, b_ms, n_ms, d.ratio - 1.0, d.ci, d.p_slower, d.basis, status)
     judged = [n for n in common if n not in refused]
     if not judged:
         raise load.ReportError(f"every benchmark in common was refused: busy machine ({'; '.join(busy.values())}); "
