@@ -738,6 +738,17 @@ def boot_decision(base, new, boot, threshold, alpha):
     return gate.decide(b, n, _median(b), _median(n), threshold, alpha), basis
 
 
+def read_boot(st, series_list, threshold, alpha):
+    """(gate.decide of the step's commits in the boot they both ran in, that boot), with the step's
+    boot_build, boot_basis and boot_ratio set from it; (None, None) where they never ran in one boot."""
+    base, new, boot, st.boot_build = one_boot_pair(st, series_list)
+    if not boot:
+        return None, None
+    d, st.boot_basis = boot_decision(base, new, boot, threshold, alpha)
+    st.boot_ratio = d.ratio
+    return d, boot
+
+
 def boot_family(st, series_list, boot):
     """[(base point, new point)] of the other benchmarks of the step's platform (of any build; peers and the
     step's own benchmark left out) that ran at both of its commits in that boot: what was compared with it
@@ -764,15 +775,13 @@ def judge_across_boots(found, series_list, changed_code, threshold, alpha=gate.D
     did, or as unconfirmed where they are too few."""
     kept, machine = [], []
     for st in found:
-        base, new, boot, st.boot_build = one_boot_pair(st, series_list)
+        d, boot = read_boot(st, series_list, threshold, alpha)
         if boot:
-            d, st.boot_basis = boot_decision(base, new, boot, threshold, alpha)
             # Every benchmark of the platform that both commits ran in that boot was tested with it: the
             # step holds only as one of that family (gate.decide_family).
             others = [boot_decision(b, n, boot, threshold, alpha)[0] for b, n in boot_family(st, series_list, boot)]
             st.boot_family = gate.decide_family([d] + others, alpha)
             held = d.fails if st.direction == "slower" else d.status.startswith("faster")
-            st.boot_ratio = d.ratio
             st.evidence = "one boot" if held else "gone in one boot"
             (kept if held else machine).append(st)
             continue
@@ -876,10 +885,7 @@ def analyse(entries, store_name="store.jsonl", threshold=0.10, alpha=gate.DEFAUL
         # Where both commits ran in one boot, what that boot's runs say too (shown, not judged): the step's
         # ratio pools every pass, which the processes' own spread moves (a CI run: -19.7 % pooled, -6.7 % and
         # p 0.19 from 8 v 8 runs' medians).
-        base, new, boot, st.boot_build = one_boot_pair(st, series_list)
-        if boot:
-            d, st.boot_basis = boot_decision(base, new, boot, threshold, alpha)
-            st.boot_ratio = d.ratio
+        read_boot(st, series_list, threshold, alpha)
     found = [st for st in found if not st.no_code_change]
     found, with_machine = judge_across_boots(found, series_list, touching, threshold, alpha)
     for st in with_machine:

@@ -158,8 +158,9 @@ def cmd_plot(args):
 def step_line(st, kind):
     """One step as a line of text: what moved, how much, where, between which commits, and its evidence."""
     within = "" if st.boot_ratio is None else f", within that boot {100 * (st.boot_ratio - 1):+.1f} %"
-    family = f", Holm over {st.boot_family} benchmarks" if st.boot_family > 1 else ""
-    within += f" ({st.boot_basis}{family})" if st.boot_basis.endswith("runs") else (f" ({family[2:]})" if family else "")
+    how = ([st.boot_basis] if st.boot_basis.endswith("runs") else []) + \
+        ([f"Holm over {st.boot_family} benchmarks"] if st.boot_family > 1 else [])
+    within += f" ({', '.join(how)})" if how else ""
     within += f", built {st.boot_build}" if st.boot_build else ""
     controls = "" if st.drift is None else f", {len(st.controls)} controls {100 * (st.drift - 1):+.1f} %"
     controls += f", undone at {st.undone[:10]}" if st.undone else ""
