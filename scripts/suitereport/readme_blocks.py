@@ -13,10 +13,12 @@ Text outside the blocks is kept byte for byte. Every block of BLOCKS must be in 
 every marker must be well formed and known: anything else is one error line and nothing is written.
 """
 
+import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
-from . import analysis, load, manifests, portability, scaling, tables
+from . import analysis, load, manifests, portability, safe_io, scaling, tables
 
 MARKER_TOOL = "scripts/make-results-readme --readme; do not edit"
 
@@ -120,6 +122,32 @@ def _report_paths(block, results_dir):
             raise load.ReportError(f"{load.shown(results_dir / pattern)}: no such report or folder")
         paths += found
     return paths
+
+
+# results/verdict/: the verdict block's reports at every image count that two platforms and two models share.
+VERDICT_DIR = "verdict"
+VERDICT_FILE = re.compile(r"^(verdict-[0-9]+\.(md|json)|portability-[a-z]+-[a-z]+-[0-9]+\.png|portability\.html)$")
+
+
+def verdict_outputs(results_dir, out_dir):
+    """results/verdict/'s files, written into out_dir: verdict-N.md (what `scripts/report --portability` prints)
+    and verdict-N.json (its --format json) at every such image count, and the charts and page of --out at the
+    count most platforms share, the README block's. Their names; None where results_dir lacks the block's
+    reports (a folder of other reports has no verdict to write)."""
+    block = BLOCKS["verdict"]
+    if not all(any(Path(results_dir).glob(p)) for p in block.reports):
+        return None
+    from . import portability_view  # matplotlib
+    runs = load.all_runs(load.load_reports(_report_paths(block, Path(results_dir))))
+    names = []
+    for v in portability.verdicts(runs):
+        for ext, text in (("md", portability_view.markdown(v)),
+                          ("json", json.dumps(portability.to_json(v), indent=1, allow_nan=False) + "\n")):
+            safe_io.write_text(Path(out_dir) / f"verdict-{v.images}.{ext}", text)
+            names.append(f"verdict-{v.images}.{ext}")
+    names += [p.name for p in portability_view.write_outputs(portability.verdict(runs), Path(out_dir))]
+    assert all(VERDICT_FILE.match(n) for n in names), names
+    return names
 
 
 def _sources(block, reports, results_dir):

@@ -1,4 +1,5 @@
-"""scripts/make-results-readme: results/README.md and results/charts/*.png from the committed reports.
+"""scripts/make-results-readme: results/README.md, results/charts/*.png and results/verdict/ (the portability
+verdict of the README's verdict block, readme_blocks.verdict_outputs) from the committed reports.
 
 Deterministic: the same reports give the same README and the same PNG bytes (no dates but the
 reports' own), so regenerating without new reports changes nothing in git.
@@ -12,6 +13,7 @@ first and then fail on a NaN median, leaving a README that pointed at missing ch
 """
 
 import contextlib
+import json
 import os
 import shutil
 import stat
@@ -216,6 +218,7 @@ def main(argv):
     charts_dir = results_dir / "charts"
     if charts_dir.is_symlink() or (charts_dir.exists() and not charts_dir.is_dir()):
         raise load.ReportError(f"{load.shown(charts_dir)}: is not a folder (the charts go there)")
+    _refuse_reports_in_the_verdicts_place(results_dir)
     reports = load.load_reports([results_dir], allow_empty=True, skip_bad=args.skip_bad)
     try:
         staging = Path(tempfile.mkdtemp(prefix=".charts-", dir=results_dir))
@@ -224,6 +227,9 @@ def main(argv):
     try:
         pending = {}
         text = build_readme(reports, results_dir, charts_dir, staging, pending)
+        from . import readme_blocks
+        (staging / readme_blocks.VERDICT_DIR).mkdir()
+        verdict = readme_blocks.verdict_outputs(results_dir, staging / readme_blocks.VERDICT_DIR)
         new = sorted(staging.glob("*.png"))
         if new:
             safe_io.make_dir(charts_dir, "charts folder")
@@ -232,6 +238,8 @@ def main(argv):
         for path, content in pending.items():
             safe_io.write_text(path, content)
         safe_io.write_text(out, text)
+        if verdict is not None:
+            _move_verdict(staging / readme_blocks.VERDICT_DIR, results_dir / readme_blocks.VERDICT_DIR, verdict)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     kept = {png.name for png in new}
@@ -242,8 +250,42 @@ def main(argv):
     if charts_dir.is_dir() and not any(charts_dir.iterdir()):
         charts_dir.rmdir()
     print(f"wrote {load.shown(out)} ({len(load.all_runs(reports))} runs from {len(reports)} report(s), "
-          f"{len(new)} chart(s) in {load.shown(charts_dir)})")
+          f"{len(new)} chart(s) in {load.shown(charts_dir)})"
+          + (f" and {len(verdict)} file(s) of the verdict in {load.shown(results_dir / readme_blocks.VERDICT_DIR)}"
+             if verdict is not None else ""))
     return cli.EXIT_OK
+
+
+def _refuse_reports_in_the_verdicts_place(results_dir):
+    """A suite report named as a file of results/verdict/ (a folder the scan of results/ skips) would be
+    overwritten or removed: one error line before anything is written."""
+    from . import readme_blocks
+    verdict_dir = results_dir / readme_blocks.VERDICT_DIR
+    if not verdict_dir.is_dir():
+        return
+    for path in sorted(verdict_dir.glob("verdict-*.json")):
+        if not readme_blocks.VERDICT_FILE.match(path.name) or not path.is_file():
+            continue
+        try:
+            is_report = "schema_version" in json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError, TypeError):
+            continue  # not ours to judge: it is replaced as any earlier verdict file is
+        if is_report:
+            raise load.ReportError(f"{load.shown(path)}: a suite report where the verdict is written "
+                                   f"(make-results-readme writes {readme_blocks.VERDICT_DIR}/verdict-N.json): move it")
+
+
+def _move_verdict(staged, verdict_dir, names):
+    """The verdict's files from staging into results/verdict/, and those of image counts or charts it no longer
+    has removed (only names this tool writes: anything else there is left alone)."""
+    from . import readme_blocks
+    safe_io.make_dir(verdict_dir, "verdict folder")
+    for name in names:
+        os.replace(staged / name, verdict_dir / name)
+    for old in verdict_dir.iterdir():
+        if old.name not in names and readme_blocks.VERDICT_FILE.match(old.name) and old.is_file():
+            with contextlib.suppress(FileNotFoundError):
+                old.unlink()
 
 
 def _readme_blocks(path, results_dir, check):

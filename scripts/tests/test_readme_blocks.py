@@ -5,6 +5,7 @@ the blocks is never touched, and a broken marker stops the tool before it writes
 import json
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -211,3 +212,61 @@ def test_two_runs_for_one_cell_or_two_machines_are_an_error(tmp_path, monkeypatc
     line = one_error_line(run(PROG, "--readme", path, "--results", res))
     assert "block 'own': its reports come from 2 machines" in line, line
     assert path.read_bytes() == before
+
+
+# ---- results/verdict/: the verdict block's reports, written by make-results-readme
+
+
+def _verdict_files(folder):
+    return sorted(p.name for p in folder.iterdir() if readme_blocks.VERDICT_FILE.match(p.name))
+
+
+def test_committed_verdict_folder_is_what_its_reports_give(tmp_path):
+    """results/verdict/ once showed four platforms and two-day-old GPU figures while the README's block had five:
+    nothing made it again. make-results-readme does now, and this says when it was not rerun."""
+    names = readme_blocks.verdict_outputs(REPO / "results", tmp_path)
+    committed = REPO / "results" / readme_blocks.VERDICT_DIR
+    assert sorted(names) == _verdict_files(committed), "run scripts/make-results-readme and commit results/verdict/"
+    for name in names:
+        if not name.endswith(".png"):  # the charts' bytes depend on matplotlib's version, their names on the data
+            assert (tmp_path / name).read_text() == (committed / name).read_text(), \
+                f"results/verdict/{name} is stale: run scripts/make-results-readme"
+    md = (tmp_path / "verdict-50000.md").read_text()
+    assert md.count("\n| P") == len(readme_blocks.BLOCKS["verdict"].reports)  # a platform a folder
+
+
+def test_make_results_readme_writes_the_verdict_and_drops_counts_it_no_longer_has(tmp_path):
+    res = tmp_path / "results"
+    for folder in readme_blocks.BLOCKS["verdict"].reports:
+        shutil.copytree(REPO / "results" / folder, res / folder)
+    verdict = res / readme_blocks.VERDICT_DIR
+    verdict.mkdir()
+    (verdict / "verdict-7.md").write_text("an image count the reports no longer share\n")
+    (verdict / "notes.txt").write_text("not this tool's\n")
+    r = run(PROG, "--results", res)
+    assert r.returncode == 0 and "file(s) of the verdict" in r.stdout, r.stdout + r.stderr
+    assert not (verdict / "verdict-7.md").exists() and (verdict / "notes.txt").read_text() == "not this tool's\n"
+    printed = run("report", "--portability", *(res / p for p in readme_blocks.BLOCKS["verdict"].reports))
+    assert printed.returncode == 0 and (verdict / "verdict-50000.md").read_text() == printed.stdout
+    assert {"verdict-1200.json", "portability.html", "portability-cascade-application-50000.png"} <= set(
+        _verdict_files(verdict))
+
+
+def test_a_results_folder_without_the_verdicts_reports_gets_no_verdict(tmp_path):
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "serial.json").write_text(json.dumps(_serial()))
+    r = run(PROG, "--results", res)
+    assert r.returncode == 0 and "verdict" not in r.stdout, r.stdout + r.stderr
+    assert not (res / readme_blocks.VERDICT_DIR).exists()
+
+
+def test_a_suite_report_where_the_verdict_goes_is_refused_and_kept(tmp_path):
+    res = tmp_path / "res"
+    (res / readme_blocks.VERDICT_DIR).mkdir(parents=True)
+    mine = res / readme_blocks.VERDICT_DIR / "verdict-50.json"
+    mine.write_text(json.dumps(_serial()))
+    before = mine.read_bytes()
+    line = one_error_line(run(PROG, "--results", res))
+    assert "verdict-50.json: a suite report where the verdict is written" in line, line
+    assert mine.read_bytes() == before and not (res / "README.md").exists()
