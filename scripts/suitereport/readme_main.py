@@ -21,7 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import analysis, cli, load, manifests, safe_io, tables
+from . import analysis, cli, load, manifests, readme_blocks, safe_io, tables
 
 CHART_TITLES = {"time": "Forward time per backend", "layers": "Per-layer breakdown",
                 "speedup": "Speedup vs {baseline}", "images": "Scaling with image count",
@@ -227,9 +227,8 @@ def main(argv):
     try:
         pending = {}
         text = build_readme(reports, results_dir, charts_dir, staging, pending)
-        from . import readme_blocks
         (staging / readme_blocks.VERDICT_DIR).mkdir()
-        verdict = readme_blocks.verdict_outputs(results_dir, staging / readme_blocks.VERDICT_DIR)
+        verdict_files = readme_blocks.verdict_outputs(results_dir, staging / readme_blocks.VERDICT_DIR)
         new = sorted(staging.glob("*.png"))
         if new:
             safe_io.make_dir(charts_dir, "charts folder")
@@ -238,8 +237,8 @@ def main(argv):
         for path, content in pending.items():
             safe_io.write_text(path, content)
         safe_io.write_text(out, text)
-        if verdict is not None:
-            _move_verdict(staging / readme_blocks.VERDICT_DIR, results_dir / readme_blocks.VERDICT_DIR, verdict)
+        if verdict_files is not None:
+            _move_verdict(staging / readme_blocks.VERDICT_DIR, results_dir / readme_blocks.VERDICT_DIR, verdict_files)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     kept = {png.name for png in new}
@@ -251,26 +250,27 @@ def main(argv):
         charts_dir.rmdir()
     print(f"wrote {load.shown(out)} ({len(load.all_runs(reports))} runs from {len(reports)} report(s), "
           f"{len(new)} chart(s) in {load.shown(charts_dir)})"
-          + (f" and {len(verdict)} file(s) of the verdict in {load.shown(results_dir / readme_blocks.VERDICT_DIR)}"
-             if verdict is not None else ""))
+          + (f" and {len(verdict_files)} file(s) of the verdict in "
+             f"{load.shown(results_dir / readme_blocks.VERDICT_DIR)}" if verdict_files is not None else ""))
     return cli.EXIT_OK
 
 
 def _refuse_reports_in_the_verdicts_place(results_dir):
-    """A suite report named as a file of results/verdict/ (a folder the scan of results/ skips) would be
-    overwritten or removed: one error line before anything is written."""
-    from . import readme_blocks
+    """Before anything is written: results/verdict/ must be a folder of its own (not a link), and a suite report
+    there under a verdict file's name (a folder the scan of results/ skips) would be overwritten: one error line."""
     verdict_dir = results_dir / readme_blocks.VERDICT_DIR
+    if verdict_dir.is_symlink() or (verdict_dir.exists() and not verdict_dir.is_dir()):
+        raise load.ReportError(f"{load.shown(verdict_dir)}: is not a folder (the verdict goes there)")
     if not verdict_dir.is_dir():
         return
     for path in sorted(verdict_dir.glob("verdict-*.json")):
         if not readme_blocks.VERDICT_FILE.match(path.name) or not path.is_file():
             continue
         try:
-            is_report = "schema_version" in json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError, TypeError):
-            continue  # not ours to judge: it is replaced as any earlier verdict file is
-        if is_report:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not a report: replaced as any earlier verdict file is
+        if isinstance(data, dict) and "schema_version" in data:
             raise load.ReportError(f"{load.shown(path)}: a suite report where the verdict is written "
                                    f"(make-results-readme writes {readme_blocks.VERDICT_DIR}/verdict-N.json): move it")
 
@@ -278,7 +278,6 @@ def _refuse_reports_in_the_verdicts_place(results_dir):
 def _move_verdict(staged, verdict_dir, names):
     """The verdict's files from staging into results/verdict/, and those of image counts or charts it no longer
     has removed (only names this tool writes: anything else there is left alone)."""
-    from . import readme_blocks
     safe_io.make_dir(verdict_dir, "verdict folder")
     for name in names:
         os.replace(staged / name, verdict_dir / name)
@@ -290,7 +289,6 @@ def _move_verdict(staged, verdict_dir, names):
 
 def _readme_blocks(path, results_dir, check):
     """--readme: every block made first, then the file written once (safe_io), or with --check compared."""
-    from . import readme_blocks
     if str(path) == "":
         raise load.ReportError("--readme: an empty file name")
     if not check:

@@ -270,3 +270,13 @@ def test_a_suite_report_where_the_verdict_goes_is_refused_and_kept(tmp_path):
     line = one_error_line(run(PROG, "--results", res))
     assert "verdict-50.json: a suite report where the verdict is written" in line, line
     assert mine.read_bytes() == before and not (res / "README.md").exists()
+
+
+def test_a_verdict_folder_that_is_a_link_is_refused(tmp_path):
+    res, elsewhere = tmp_path / "res", tmp_path / "elsewhere"
+    res.mkdir()
+    elsewhere.mkdir()
+    (res / readme_blocks.VERDICT_DIR).symlink_to(elsewhere)
+    line = one_error_line(run(PROG, "--results", res))
+    assert "is not a folder (the verdict goes there)" in line, line
+    assert not any(elsewhere.iterdir()) and not (res / "README.md").exists()
