@@ -38,22 +38,10 @@ for round in 1 2 3; do
     echo "suite $v round $round rc=$?"
   done
 done
+python3 results/ab/ncu_layers.py winograd_mma="$R/ncu-winograd_mma.csv" winograd_mma_rows="$R/ncu-winograd_mma_rows.csv"
 python3 - "$R" <<'PY'
-import csv, glob, io, json, os, sys
+import glob, json, os, sys
 R = sys.argv[1]
-for v in ("winograd_mma", "winograd_mma_rows"):
-    text = open(f"{R}/ncu-{v}.csv").read()
-    if '"ID"' not in text:
-        print(v, "ncu: no table:", text[-400:]); continue
-    rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
-    head, rows = rows[0], rows[1:]
-    k, m, val = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
-    got = {}
-    for r in rows:
-        name = "conv1" if "conv1" in r[k] else ("conv2" if "winograd_layer_kernel<2" in r[k] else "conv3")
-        got.setdefault((name, r[m]), []).append(r[val])
-    for (n, mm), vals in sorted(got.items()):
-        print(v, n, mm, vals)
 for f in sorted(glob.glob(f"{R}/*.json")):
     try:
         for r in json.load(open(f))["runs"]:

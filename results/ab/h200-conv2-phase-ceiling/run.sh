@@ -27,19 +27,10 @@ for round in 1 2; do
     echo "suite $v round $round rc=$?"
   done
 done
-python3 - "$R" $variants <<'PY'
-import csv, glob, io, json, os, sys
-R, variants = sys.argv[1], sys.argv[2:]
-for v in variants:
-    text = open(f"{R}/ncu-{v}.csv").read()
-    rows = list(csv.reader(io.StringIO(text[text.find('"ID"'):])))
-    head, rows = rows[0], rows[1:]
-    k, m, val = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
-    got = {}
-    for r in rows:
-        name = "conv1" if "conv1" in r[k] else ("conv2" if "winograd_layer_kernel<2" in r[k] else "conv3")
-        got.setdefault((name, r[m]), []).append(r[val])
-    print(v, {f"{n}:{mm.split('__')[1][:22]}": vals for (n, mm), vals in sorted(got.items())})
+python3 results/ab/ncu_layers.py $(for v in $variants; do echo "$v=$R/ncu-$v.csv"; done)
+python3 - "$R" <<'PY'
+import glob, json, os, sys
+R = sys.argv[1]
 for f in sorted(glob.glob(f"{R}/ab-*.json")):
     try:
         for r in json.load(open(f))["runs"]:

@@ -27,12 +27,9 @@ DIRECT_Y = (1, np.ones((1, 5)), np.eye(5), np.eye(5))
 
 
 def main():
-    convs, fc, pixels, ref = te.setup(__doc__.split("\n\n")[0])
+    convs, fc, pixels, ref, w1, later, fp32 = te.conv1_study(__doc__.split("\n\n")[0])
     f4 = te.toom_cook(4, 5, te.BASE)
-    w1 = convs[0][0]
-    later = lambda x, w, b: te.winograd(x, w, b, f4, f4, np.float32, "fp16x3")  # conv2, conv3
-    rows = [("conv1 direct in FP32 (the kernels' accuracy)",
-             lambda x, w, b: te.direct(x.astype(np.float32), w.astype(np.float32), b).astype(np.float64), None),
+    rows = [("conv1 direct in FP32 (the kernels' accuracy)", fp32, None),
             ("conv1 2D F(4x4) in FP32 (serial:winograd)", lambda x, w, b: te.winograd(x, w, b, f4, f4, np.float32),
              None)]
     for label, fx in (("F(4,5) along x, points 0 +-1 +-2 +-1/2", f4),

@@ -47,12 +47,8 @@ def conv1_int8(q, w, b, count, per_channel):
 
 
 def main():
-    convs, fc, pixels, ref = te.setup(__doc__.split("\n\n")[0])
-    f4 = te.toom_cook(4, 5, te.BASE)
-    w1 = convs[0][0]
-    later = lambda x, w, b: te.winograd(x, w, b, f4, f4, np.float32, "fp16x3")  # conv2, conv3
-    rows = [("conv1 in FP32 (the kernels' accuracy)",
-             lambda x, w, b: te.direct(x.astype(np.float32), w.astype(np.float32), b).astype(np.float64))]
+    convs, fc, pixels, ref, w1, later, fp32 = te.conv1_study(__doc__.split("\n\n")[0])
+    rows = [("conv1 in FP32 (the kernels' accuracy)", fp32)]
     for count in (1, 2, 3):
         for per_channel in (False, True):
             label = f"conv1 as {count} int8 digit(s), a scale per {'(filter, channel)' if per_channel else 'filter'}"

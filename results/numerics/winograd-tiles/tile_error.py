@@ -153,6 +153,17 @@ def setup(description):
     return convs, fc, pixels, ref
 
 
+def conv1_study(description):
+    """For the studies of conv1 alone (../conv1-int8/, ../conv1-1d-winograd/): setup()'s weights, images and FP64
+    probabilities, conv1's weights, conv2 and conv3 as cuda:winograd_mma runs them (F(4x4), 3 FP16 products)
+    and conv1 as the kernels compute it in FP32, the baseline row."""
+    convs, fc, pixels, ref = setup(description)
+    f4 = toom_cook(4, 5, BASE)
+    later = lambda x, w, b: winograd(x, w, b, f4, f4, np.float32, "fp16x3")  # noqa: E731
+    fp32 = lambda x, w, b: direct(x.astype(np.float32), w.astype(np.float32), b).astype(np.float64)  # noqa: E731
+    return convs, fc, pixels, ref, convs[0][0], later, fp32
+
+
 def report(label, p, ref, width):
     """A row of the table: the largest probability error against the tolerance, and the top-1 agreement."""
     err = np.abs(p - ref).max()
