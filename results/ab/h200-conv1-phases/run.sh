@@ -4,15 +4,7 @@
 # pooling epilogue (the sums kept alive by a 32-add sink), s3 without both. Built here from this commit with
 # change.diff and `#define CNN_CONV1_SKIP <n>` (ninja -C build/cuda suite), packed with build/cuda/lib and a carried
 # build's offload-runtime as build/exp/c1.tar.xz.
-set -u
-R=$OUT/r
-B=/tmp/c1
-mkdir -p "$R" "$B"
-tar -C "$B" -xJf build/exp/c1.tar.xz
-build=$B
-source scripts/gpu-libs.sh
-in="--data data/cifar10 --weights data/convnetjs-cifar10"
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; cat /proc/sys/kernel/random/boot_id; } > "$R/device.txt"
+source results/ab/device-setup.sh build/exp/c1.tar.xz
 M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__warps_eligible.avg.per_cycle_active
 for v in s0 s1 s2 s3; do
   timeout 120 ncu --clock-control none --csv --kernel-name regex:"winograd_layer_kernel|conv1_pixels_kernel" --metrics $M -c 6 \

@@ -4,16 +4,8 @@
 # build/exp/rows.tar.xz, made here: `git apply change.diff && ninja -C build/cuda suite`, then build/cuda/bin/suite,
 # build/cuda/lib/, a carried build's offload-runtime/ (scripts/gcc-offload-runtime.sh) and unseen_batch.bin
 # (make_unseen.py) packed with `tar -C <dir> -cJf build/exp/rows.tar.xz .`.
-set -u
-R=$OUT/r
-B=/tmp/rows
-mkdir -p "$R" "$B"
-tar -C "$B" -xJf build/exp/rows.tar.xz
-build=$B
-source scripts/gpu-libs.sh
-in="--data data/cifar10 --weights data/convnetjs-cifar10"
+source results/ab/device-setup.sh build/exp/rows.tar.xz
 both=cuda:winograd_mma,cuda:winograd_mma_rows
-{ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv; cat /proc/sys/kernel/random/boot_id; } > "$R/device.txt"
 timeout 120 $B/suite $in --backend $both --images 1,7,300,1200,4223 --repeat 2 --quiet --output "$R/boundaries.json" \
   2> "$R/boundaries.err"; echo "boundaries rc=$?"
 timeout 60 $B/suite --data $B/unseen_batch.bin --weights data/convnetjs-cifar10 --backend $both --images 1000 --repeat 2 \
