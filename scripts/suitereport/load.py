@@ -348,6 +348,11 @@ def _machine(meta, runs, set_name):
     )
 
 
+def is_suite_report(data):
+    """Whether parsed JSON is a suite report at all (any schema_version): what a folder scan reads."""
+    return isinstance(data, dict) and "schema_version" in data
+
+
 def read_report(path, set_name="", strict=True):
     """Reads one report. Returns None (after a note on stderr) for a file that a folder scan skips."""
     path = Path(path)
@@ -367,7 +372,7 @@ def read_report(path, set_name="", strict=True):
         raise ReportError(f"{where}: JSON nested too deeply to be a report") from None
     except ValueError as e:  # an integer of more than 4300 digits (Python's int/str conversion limit)
         raise ReportError(f"{where}: not a readable report ({str(e).split(';')[0]})") from None
-    if not isinstance(data, dict) or "schema_version" not in data:
+    if not is_suite_report(data):
         if strict:
             raise ReportError(f"{where}: not a suite report (no schema_version)")
         print(f"note: skipping {where}: not a suite report (no schema_version)", file=sys.stderr)

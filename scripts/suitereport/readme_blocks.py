@@ -134,11 +134,12 @@ def verdict_outputs(results_dir, out_dir):
     and verdict-N.json (its --format json) at every such image count, and the charts and page of --out at the
     count most platforms share, the README block's. Their names; None where results_dir lacks the block's
     reports (a folder of other reports has no verdict to write)."""
-    block = BLOCKS["verdict"]
-    if not all(any(Path(results_dir).glob(p)) for p in block.reports):
+    try:
+        paths = _report_paths(BLOCKS["verdict"], Path(results_dir))
+    except load.ReportError:  # no such report or folder
         return None
     from . import portability_view  # matplotlib
-    runs = load.all_runs(load.load_reports(_report_paths(block, Path(results_dir))))
+    runs = load.all_runs(load.load_reports(paths))
     names = []
     for v in portability.verdicts(runs):
         for ext, text in (("md", portability_view.markdown(v)),

@@ -216,8 +216,7 @@ def main(argv):
     out = Path(args.output) if args.output is not None else results_dir / "README.md"
     safe_io.check_output(args.output if args.output is not None else out)  # before any work
     charts_dir = results_dir / "charts"
-    if charts_dir.is_symlink() or (charts_dir.exists() and not charts_dir.is_dir()):
-        raise load.ReportError(f"{load.shown(charts_dir)}: is not a folder (the charts go there)")
+    _check_own_folder(charts_dir, "the charts go there")
     _refuse_reports_in_the_verdicts_place(results_dir)
     reports = load.load_reports([results_dir], allow_empty=True, skip_bad=args.skip_bad)
     try:
@@ -255,22 +254,28 @@ def main(argv):
     return cli.EXIT_OK
 
 
+def _check_own_folder(folder, why):
+    """A folder this tool fills (results/charts, results/verdict) must be a folder of its own, not a link or a
+    file: one error line before anything is written."""
+    if folder.is_symlink() or (folder.exists() and not folder.is_dir()):
+        raise load.ReportError(f"{load.shown(folder)}: is not a folder ({why})")
+
+
 def _refuse_reports_in_the_verdicts_place(results_dir):
-    """Before anything is written: results/verdict/ must be a folder of its own (not a link), and a suite report
-    there under a verdict file's name (a folder the scan of results/ skips) would be overwritten: one error line."""
+    """Before anything is written: results/verdict/ must be a folder of its own, and a suite report there under a
+    verdict file's name (a folder the scan of results/ skips) would be overwritten: one error line."""
     verdict_dir = results_dir / readme_blocks.VERDICT_DIR
-    if verdict_dir.is_symlink() or (verdict_dir.exists() and not verdict_dir.is_dir()):
-        raise load.ReportError(f"{load.shown(verdict_dir)}: is not a folder (the verdict goes there)")
+    _check_own_folder(verdict_dir, "the verdict goes there")
     if not verdict_dir.is_dir():
         return
     for path in sorted(verdict_dir.glob("verdict-*.json")):
         if not readme_blocks.VERDICT_FILE.match(path.name) or not path.is_file():
             continue
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        try:  # the same safe reader as the reports' (size limit, no FIFO or device)
+            data = json.loads(safe_io.read_text(path, "verdict file"))
+        except (safe_io.UnsafePath, ValueError):
             continue  # not a report: replaced as any earlier verdict file is
-        if isinstance(data, dict) and "schema_version" in data:
+        if load.is_suite_report(data):
             raise load.ReportError(f"{load.shown(path)}: a suite report where the verdict is written "
                                    f"(make-results-readme writes {readme_blocks.VERDICT_DIR}/verdict-N.json): move it")
 
