@@ -3,8 +3,9 @@
 # scripts/gpu-bench.sh and scripts/verdict-bench.sh gpu: Kokkos-CUDA in one process beside hand-written CUDA
 # (and cuDNN), from the second binary <build>-kokkos that gpu-build.sh makes, when it was carried.
 #   backends/kokkos/gpu-bench.sh <build> <out>             beside cuda:fused_persistent and cudnn, 20 passes
-#       (<out>/kokkos-cuda-suite.json and .txt: the README's table "gpu-h200-kokkos")
-#   backends/kokkos/gpu-bench.sh --verdict <build> <out>   beside the fastest CUDA variant (the verdict)
+#       (<out>/kokkos-cuda-suite.json and .txt)
+#   backends/kokkos/gpu-bench.sh --verdict <build> <out>   beside the fastest CUDA variant (the verdict; the
+#       README's table "gpu-h200-kokkos" is the H200's)
 # Without <build>-kokkos it does nothing. Exits 1 if the run failed.
 set -uo pipefail
 verdict=false

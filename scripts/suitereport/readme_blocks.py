@@ -34,13 +34,20 @@ class Block:
 VENDORS = "vendors"
 
 BLOCKS = {
-    # The 2-core EPYC: ours and PyTorch alternating, 1200 and 50000 images on 1 and 2 threads.
-    "cpu-epyc-2core": Block(("cpu/epyc-2core/suite-*-t*.json", "cpu/epyc-2core/pytorch-*-t*.json"), "matrix",
-                            ("pytorch",)),
-    # The H200: every GPU backend in one suite run, and the PyTorch peer.
-    "gpu-h200": Block(("h200/gpu-suite.json", "h200/pytorch-cuda.json"), "matrix", (VENDORS, "pytorch")),
-    # The H200 with a million images (each image count in one run).
-    "gpu-h200-images": Block(("h200/tensor-suite.json",), "matrix", (VENDORS,)),
+    # Each verdict platform's own table, from the verdict's runs (one session a platform, every model of the
+    # platform and its peer): the figures the verdict ranks, every variant shown.
+    "cpu-epyc-2core": Block(("cpu/epyc-2core/verdict/cpu-suite-*.json", "cpu/epyc-2core/verdict/pytorch-cpu.json"),
+                            "matrix", ("pytorch",)),
+    "cpu-xeon-2core": Block(("cpu/xeon-2core/verdict/cpu-suite-*.json", "cpu/xeon-2core/verdict/pytorch-cpu.json"),
+                            "matrix", ("pytorch",)),
+    "cpu-xeon-16core": Block(("cpu/xeon-16core/cpu-suite-*.json", "cpu/xeon-16core/pytorch-cpu.json"), "matrix",
+                             ("pytorch",)),
+    "gpu-h200": Block(("h200/verdict/gpu-suite.json", "h200/verdict/pytorch-cuda.json"), "matrix",
+                      (VENDORS, "pytorch")),
+    "gpu-h100": Block(("h100/verdict/gpu-suite.json", "h100/verdict/pytorch-cuda.json"), "matrix",
+                      (VENDORS, "pytorch")),
+    # The fastest variant on a million images, the same session and code as the H200's verdict.
+    "gpu-h200-images": Block(("h200/winograd-mma/million/million.json",), "matrix"),
     # Thread scaling of the Winograd variants on the 16-core Xeon.
     "xeon-16core-threads": Block(("cpu/xeon-16core/threads-*.json",), "matrix"),
     # MPI ranks of the MPI-built Winograd variant on the 16-core Xeon, and 1 rank x 16 threads.

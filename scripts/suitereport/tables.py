@@ -145,6 +145,10 @@ def matrix_table(group, versus=()):
             row.append(r.forward_ms if r else None)
             row += [analysis.speedup(r, analysis.peer_run(group, p, r)) if r else None for p in versus]
         t.rows.append(row)
+    # A speedup column without a value (no peer run at that configuration, e.g. PyTorch on 1 thread) says
+    # nothing: left out.
+    keep = [i for i, c in enumerate(cols) if c.kind != "speedup" or any(row[i] is not None for row in t.rows)]
+    t.columns, t.rows = [cols[i] for i in keep], [[row[i] for i in keep] for row in t.rows]
     t.notes.append("ms: median of the timed forward passes" + ("; " + SPEEDUP_NOTE if versus else ""))
     return t
 

@@ -87,6 +87,16 @@ def test_regenerating_is_deterministic_and_idempotent(tmp_path, generated):
     assert path.read_text(encoding="utf-8") == generated
 
 
+def test_a_platform_table_leaves_out_the_peer_columns_without_runs(generated):
+    """PyTorch runs on every thread only: the 1-thread columns keep their times, lose their empty ratios."""
+    cpu = block_text(generated, "cpu-epyc-2core")
+    header = next(line for line in cpu.splitlines() if line.startswith("| backend:variant"))
+    assert "1200 img, 1 thr: ms" in header and "1200 img, 2 thr: vs PyTorch" in header, header
+    assert "1 thr: vs PyTorch" not in header, header
+    rows = [line for line in cpu.splitlines() if line.startswith("| ")]
+    assert len({line.count("|") for line in rows}) == 1, rows  # every row as wide as the header
+
+
 def test_the_verdict_block_is_what_report_portability_prints(generated):
     r = run("report", "--portability", *(REPO / "results" / p for p in readme_blocks.BLOCKS["verdict"].reports))
     assert r.returncode == 0, r.stderr
