@@ -114,11 +114,12 @@ def main(argv):
         rows.append(None)  # its row once every benchmark is decided (--family decides them together)
     gated_decisions = [d for *_, d, peer, _ in decided if not peer]
     family = gate.decide_family(gated_decisions, args.alpha) if args.family else 1
-    blind = [d.basis for d in gated_decisions
-             if args.family and d.p_slower is not None and family * gate.least_p(d.basis) >= args.alpha]
+    blind = [d for d in gated_decisions
+             if args.family and d.p_slower is not None and family * gate.least_p(*d.sizes) >= args.alpha]
     if blind:
-        print(f"note: --family over {family} benchmarks: at {blind[0]} no step can pass (p at least "
-              f"{gate.least_p(blind[0]):.2g} each); take more runs a side (8 v 8 pass up to 128)", file=sys.stderr)
+        print(f"note: --family over {family} benchmarks: at {blind[0].basis} no step can pass (p at least "
+              f"{gate.least_p(*blind[0].sizes):.2g} each); take more runs a side (8 v 8 pass up to 128)",
+              file=sys.stderr)
     for i, name, b_ms, n_ms, d, peer, ns in decided:
         status = d.status
         if peer:

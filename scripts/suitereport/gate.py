@@ -54,6 +54,7 @@ class Decision:
     p_faster: float = None
     ci: tuple = None  # bootstrap 95 % interval of the median ratio
     basis: str = "medians"  # what was tested: "N v M runs", "N v M passes" or "medians"
+    sizes: tuple = None  # (N, M): the samples a side behind the p-values
 
     @property
     def fails(self):
@@ -133,7 +134,8 @@ def decide(base_samples, new_samples, base_median, new_median, threshold, alpha=
             status = "faster" if p_faster < alpha else "noisy"
         else:
             status = "ok"
-        return Decision(status, ratio, p_slower, p_faster, ci, f"{len(base_samples)} v {len(new_samples)} passes")
+        sizes = (len(base_samples), len(new_samples))
+        return Decision(status, ratio, p_slower, p_faster, ci, f"{sizes[0]} v {sizes[1]} passes", sizes)
     ratio = new_median / base_median
     if ratio > 1 + threshold:
         status = "SLOWER (medians only)"
@@ -161,12 +163,10 @@ def holm(pvalues):
     return out
 
 
-def least_p(basis):
-    """The smallest one-sided p that decide's test gives n v m samples (every sample of one side beyond the
-    other's: 1 / C(n + m, n) where scipy computes it exactly, a little more where it approximates); basis:
-    a Decision's "N v M runs" or "N v M passes"."""
-    n, _, m = basis.split()[:3]
-    n, m = int(n), int(m)
+def least_p(n, m):
+    """The smallest one-sided p that decide's test gives n v m samples (a Decision's sizes): every sample of
+    one side beyond the other's, 1 / C(n + m, n) where scipy computes it exactly, a little more where it
+    approximates."""
     return float(mannwhitneyu(np.arange(n) + m, np.arange(m), alternative="greater").pvalue)
 
 

@@ -145,7 +145,7 @@ def test_compare_family_says_when_too_few_runs_can_pass_it(tmp_path):
     together = run("compare", base, new, "--family")
     assert together.returncode == 0 and together.stdout.count("| 5 v 5 runs | noisy |") == 3, together.stdout
     assert "--family over 3 benchmarks: at 5 v 5 runs no step can pass" in together.stderr
-    assert gate.least_p("5 v 5 runs") == pytest.approx(1 / 252)
+    assert gate.least_p(5, 5) == pytest.approx(1 / 252)
 
 
 def test_too_few_passes_fall_back_to_the_medians():
