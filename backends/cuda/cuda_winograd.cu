@@ -9,7 +9,7 @@
 // transformed input V = BT d B is 4x the input it covers (conv2: 4 KB per tile). Per layer, U fits in the
 // registers of the element-wise threads and a round of V and M fits one SM's shared memory; the three layers'
 // working sets together do not. The pooled outputs of conv1 and conv2 go through device memory (21 KB per
-// image), in chunks of 16384 images.
+// image), in chunks of up to 65536 images.
 // Per round of images a block: loads its input into padded planes; transforms every (tile, channel) window
 // into V[tile][position][channel]; then per chunk of tiles the element-wise stage, a thread per (Winograd
 // position, filter group, tile subset) with its U[position][channel][filters] in registers (loaded once per
@@ -651,14 +651,15 @@ class CudaWinogradSession final : public DeviceSession {
   using Conv3L = std::conditional_t<kEwMma, Conv3Mma, Conv3>;
 
  public:
-  // Chunks of 16384 images (350 MB of pooled conv1/conv2 outputs: the L2 does not hold them, the kernels'
-  // own time dominates): fewer kernel tails and U loads. Measured on an H100 at 50000 images: 4.61 ms
-  // against 4.75 ms for 8192 and 4.96 ms for 4096.
+  // Chunks of up to 65536 images (21.5 KB of pooled conv1/conv2 outputs an image, 1.4 GB a slot): each chunk
+  // costs its kernels' tails and U loads, and chunks small enough for the L2 to hold their outputs do not win
+  // that back. H200, cuda:winograd_mma at 50000 images (results/ab/h200-chunk-size/): 2.97 ms in chunks of
+  // 1024, 2.71 of 2048, 2.57 of 4096, 2.50 of 8192, 2.44 of 16384, 2.38 in one chunk.
   CudaWinogradSession(const Network& net, const RunConfig& config)
       : DeviceSession(kEwMma ? "cuda:winograd_mma"
                              : kConv1Path == Conv1On::kTensorPlanes ? "cuda:winograd_conv1_mma"
                                                                  : "cuda:winograd", config,
-                      16384) {
+                      65536) {
     check(cudaMemcpyToSymbol(c_bias1, net.conv1.bias.data(), sizeof(c_bias1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_bias2, net.conv2.bias.data(), sizeof(c_bias2)), "conv2 bias");
     check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
