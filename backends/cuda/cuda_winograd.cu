@@ -651,15 +651,11 @@ class CudaWinogradSession final : public DeviceSession {
   using Conv3L = std::conditional_t<kEwMma, Conv3Mma, Conv3>;
 
  public:
-  // Chunks of up to 65536 images (21.5 KB of pooled conv1/conv2 outputs an image, 1.4 GB a slot): each chunk
-  // costs its kernels' tails and U loads, and chunks small enough for the L2 to hold their outputs do not win
-  // that back. H200, cuda:winograd_mma at 50000 images (results/ab/h200-chunk-size/): 2.97 ms in chunks of
-  // 1024, 2.71 of 2048, 2.57 of 4096, 2.50 of 8192, 2.44 of 16384, 2.38 in one chunk.
   CudaWinogradSession(const Network& net, const RunConfig& config)
       : DeviceSession(kEwMma ? "cuda:winograd_mma"
                              : kConv1Path == Conv1On::kTensorPlanes ? "cuda:winograd_conv1_mma"
                                                                  : "cuda:winograd", config,
-                      65536) {
+                      chunk_for_free_memory()) {
     check(cudaMemcpyToSymbol(c_bias1, net.conv1.bias.data(), sizeof(c_bias1)), "conv1 bias");
     check(cudaMemcpyToSymbol(c_bias2, net.conv2.bias.data(), sizeof(c_bias2)), "conv2 bias");
     check(cudaMemcpyToSymbol(c_bias3, net.conv3.bias.data(), sizeof(c_bias3)), "conv3 bias");
@@ -740,6 +736,22 @@ class CudaWinogradSession final : public DeviceSession {
   static constexpr int kSlots = 4;
   static constexpr std::size_t kAct2 = std::size_t(kConv2.in_channels) * kConv2.in_side * kConv2.in_side;
   static constexpr std::size_t kAct3 = std::size_t(kConv3.in_channels) * kConv3.in_side * kConv3.in_side;
+  // Chunks of up to 65536 images, their activations (kSlots slots of 21.5 KB an image: 5.6 GB) within a
+  // quarter of the device's free memory, so that a smaller GPU still holds a million images beside them. Each
+  // chunk costs its kernels' tails and U loads, and chunks small enough for the L2 to hold their outputs do
+  // not win that back. H200, cuda:winograd_mma at 50000 images (results/ab/h200-chunk-size/): 2.97 ms in
+  // chunks of 1024, 2.71 of 2048, 2.57 of 4096, 2.50 of 8192, 2.44 of 16384, 2.38 in one chunk.
+  static constexpr std::size_t chunk_for(std::size_t free_bytes) {
+    const std::size_t images = free_bytes / 4 / (kSlots * (kAct2 + kAct3) * sizeof(float));
+    return std::clamp<std::size_t>(images, 1024, 65536);
+  }
+  static_assert(chunk_for(std::size_t(79) << 30) == 65536 && chunk_for(std::size_t(7) << 30) == 21845 &&
+                    chunk_for(0) == 1024,
+                "an H100's free memory takes the largest chunk, an 8 GB GPU's about a third of it");
+  static std::size_t chunk_for_free_memory() {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    return cudaMemGetInfo(&free_bytes, &total_bytes) == cudaSuccess ? chunk_for(free_bytes) : 16384;
+  }
   struct Slot {
     float* act2 = nullptr;  // conv1's pooled output, conv2's input
     float* act3 = nullptr;  // conv2's pooled output, conv3's input
