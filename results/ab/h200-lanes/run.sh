@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# On the GPU machine: cuda:winograd_mma's chunk split over 1, 2 (as committed), 3 or 4 side streams (kLanes) now
+# that 50000 images are one chunk (d8b0d34). suite-L<k>: d8b0d34 built with kLanes = k for winograd_mma,
+# packed with build/cuda/lib and offload-runtime as build/exp/lanes.tar.xz. One process each, in turn, 3 rounds.
+source results/ab/device-setup.sh build/exp/lanes.tar.xz
+for round in 1 2 3; do
+  for L in 1 2 3 4; do
+    $B/suite-L$L $in --backend cuda:winograd_mma --images 50000,1000000 --repeat 10 --quiet \
+      --output "$R/L$L-r$round.json" || echo "L$L round $round: rc $?"
+  done
+done
+python3 - "$R" <<'PY'
+import json, sys, glob, statistics
+rows = {}
+for f in sorted(glob.glob(sys.argv[1] + "/L*.json")):
+    L = f.split("/")[-1].split("-")[0]
+    for r in json.load(open(f))["runs"]:
+        rows.setdefault((r["images"], L), []).append((r["forward_ms"]["median"], r["validation"]["passed"]))
+for key in sorted(rows):
+    v = rows[key]
+    print(key[0], key[1], " ".join(f"{m:.3f}" for m, _ in v), "median %.3f" % statistics.median(m for m, _ in v),
+          "validated", all(p for _, p in v))
+PY
+tar -C "$OUT" -czf "$OUT/r.tgz" r
