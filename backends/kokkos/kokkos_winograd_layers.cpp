@@ -241,10 +241,11 @@ KOKKOS_INLINE_FUNCTION void layer_rounds(const Member& team, const LayerArgs<In>
 
 class KokkosWinogradLayersSession final : public WinogradSession<KokkosWinogradLayersSession> {
  public:
-  // Chunks of 16384 images: the activations between layers take 21 KB an image. (cuda:winograd gained 4 % at
-  // 50000 images from chunks of up to 65536, results/ab/h200-chunk-size/; not measured here yet.)
+  // Chunks of up to 65536 images (the activations between layers take 21.5 KB an image, 1.4 GB): each chunk
+  // costs its kernels' tails, and cuda:winograd's kernels gained 4 % at 50000 images from one chunk
+  // (results/ab/h200-chunk-size/; here: results/ab/h200-kokkos-chunk-size/).
   KokkosWinogradLayersSession(const Network& net, const RunConfig& config)
-      : WinogradSession(net, config, /*rows_apart=*/false, 16384) {}
+      : WinogradSession(net, config, /*rows_apart=*/false, 65536) {}
 
   double upload(const std::uint8_t* pixels, std::size_t n) override {
     const std::size_t chunk = std::min(batch_, n);
