@@ -11,18 +11,7 @@ for round in 1 2 3; do
       --output "$R/b$b-r$round.json" || echo "batch $b round $round: rc $?"
   done
 done
-python3 - "$R" <<'PY'
-import json, sys, glob, statistics
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/b*-r*.json")):
-    r = json.load(open(f))["runs"][0]
-    b = int(f.split("/")[-1][1:].split("-")[0])
-    rows.setdefault(b, []).append((r["forward_ms"]["median"], r["validation"]["passed"]))
-for b in sorted(rows):
-    ms = [m for m, _ in rows[b]]
-    print(f"batch {b:6d}: forward ms {' '.join(f'{m:.3f}' for m in ms)}  median {statistics.median(ms):.3f}"
-          f"  validated {all(p for _, p in rows[b])}")
-PY
+python3 results/ab/side_medians.py "$R"/*.json | tee "$R/summary.txt"
 M=gpu__time_duration.sum,dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct
 for b in 16384 2048; do
   timeout 120 ncu --clock-control none --csv --kernel-name regex:"winograd_layer_kernel|conv1_pixels_kernel" --metrics $M -c 6 \

@@ -12,19 +12,5 @@ for round in 1 2 3; do
 done
 $B/suite-k65536 $in --backend kokkos:winograd_layers --images 1,7,300,4223,65537 --repeat 3 --quiet \
   --output "$R/edges.json" || echo "edges: rc $?"
-python3 - "$R" <<'PY'
-import json, sys, glob, statistics
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
-    side = f.split("/")[-1].split("-")[0].split(".")[0]
-    for r in json.load(open(f))["runs"]:
-        rows.setdefault((r["backend"] + ":" + r["variant"], r["images"], side), []).append(
-            (r["forward_ms"]["median"], r["batch"], r["validation"]["passed"], r["validation"]["max_abs_prob_diff"],
-             r["memory_bytes"]["device_peak"]))
-for key in sorted(rows):
-    v = rows[key]
-    print(f"{key[0]:24s} {key[1]:6d} {key[2]:7s} batch {v[0][1]:6d} forward {' '.join(f'{x[0]:.4f}' for x in v)}"
-          f" median {statistics.median(x[0] for x in v):.4f} validated {all(x[2] for x in v)}"
-          f" max dp {max(x[3] for x in v):.1e} device MB {v[0][4] // 2**20}")
-PY
+python3 results/ab/side_medians.py "$R"/*.json | tee "$R/summary.txt"
 tar -C "$OUT" -czf "$OUT/r.tgz" r

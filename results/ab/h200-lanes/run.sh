@@ -9,16 +9,5 @@ for round in 1 2 3; do
       --output "$R/L$L-r$round.json" || echo "L$L round $round: rc $?"
   done
 done
-python3 - "$R" <<'PY'
-import json, sys, glob, statistics
-rows = {}
-for f in sorted(glob.glob(sys.argv[1] + "/L*.json")):
-    L = f.split("/")[-1].split("-")[0]
-    for r in json.load(open(f))["runs"]:
-        rows.setdefault((r["images"], L), []).append((r["forward_ms"]["median"], r["validation"]["passed"]))
-for key in sorted(rows):
-    v = rows[key]
-    print(key[0], key[1], " ".join(f"{m:.3f}" for m, _ in v), "median %.3f" % statistics.median(m for m, _ in v),
-          "validated", all(p for _, p in v))
-PY
+python3 results/ab/side_medians.py "$R"/*.json | tee "$R/summary.txt"
 tar -C "$OUT" -czf "$OUT/r.tgz" r
