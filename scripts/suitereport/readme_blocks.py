@@ -46,7 +46,7 @@ BLOCKS = {
                       (VENDORS, "pytorch")),
     "gpu-h100": Block(("h100/verdict/gpu-suite.json", "h100/verdict/pytorch-cuda.json"), "matrix",
                       (VENDORS, "pytorch")),
-    # The fastest variant on a million images, the same session and code as the H200's verdict.
+    # The fastest variant on a million images (a run of its own, beside the H200 verdict of its commit).
     "gpu-h200-images": Block(("h200/winograd-mma/million/million.json",), "matrix"),
     # Thread scaling of the Winograd variants on the 16-core Xeon.
     "xeon-16core-threads": Block(("cpu/xeon-16core/threads-*.json",), "matrix"),

@@ -4,13 +4,7 @@
 # build/exp/mem.tar.xz: bin/suite, tests/suite_tests, build/cuda/lib, offload-runtime, testlibs.
 source results/ab/device-setup.sh build/exp/mem.tar.xz
 $B/bin/suite $in --backend cuda --images 1200,50000 --repeat 10 --quiet --output $R/cuda-all.json; echo "suite rc=$?"
-python3 - $R/cuda-all.json <<'PY'
-import json, sys
-for r in json.load(open(sys.argv[1]))["runs"]:
-    print(r["variant"], r["images"], "batch", r["batch"], "ms %.4f" % r["forward_ms"]["median"], r["accuracy"],
-          r["validation"]["passed"], "%.1e" % r["validation"]["max_abs_prob_diff"],
-          "device MB", r["memory_bytes"]["device_peak"] // 2**20)
-PY
+python3 results/ab/side_medians.py "$R"/cuda-all.json | tee "$R/summary.txt"
 # A carried test binary finds the data where an installed one would (<prefix>/share/cnn-suite/data).
 mkdir -p $B/share/cnn-suite && ln -sfn $PWD/data $B/share/cnn-suite/data
 echo "== tests"; $B/tests/suite_tests --gtest_filter='*EveryVariant*cuda_*:*Cuda*:*cuda*' 2>&1 | tail -3
