@@ -60,9 +60,12 @@ void check_creatable(const fs::path& report, const fs::path& dir) {
   }
 }
 
-// One output: not an input, not a FIFO, a name that fits, a directory that takes the temporary file.
-void check_output(const char* flag, const fs::path& p, bool create_directory,
-                  const std::vector<std::pair<fs::path, struct stat>>& inputs) {
+using Stated = std::vector<std::pair<fs::path, struct stat>>;  // paths that exist, with their stat()
+
+// One output: not an input, nor an existing file in an input folder, not a FIFO, a name that fits, a directory
+// that takes the temporary file.
+void check_output(const char* flag, const fs::path& p, bool create_directory, const Stated& inputs,
+                  const Stated& input_folders) {
   if (is_standard_output(p)) {
     if (stdout_closed_at_start()) output_error(p, "standard output is closed (started with >&-)");
     return;
@@ -87,6 +90,14 @@ void check_output(const char* flag, const fs::path& p, bool create_directory,
     if (S_ISDIR(st->st_mode)) output_error(p, "is a directory");
     if (S_ISCHR(st->st_mode)) return;  // /dev/null, /dev/full: written in place
     if (!S_ISREG(st->st_mode)) output_error(p, std::string("is ") + kind_of(st->st_mode) + ", not a regular file");
+    if (const auto dst = stat_of(directory_of(p))) {
+      for (const auto& [folder, fst] : input_folders) {
+        if (same_file(*dst, fst)) {
+          throw UsageError(std::string(flag) + " '" + display(p) + "' is a file in the input folder '" + display(folder) +
+                           "': refusing to overwrite it (name a new file, or another folder)");
+        }
+      }
+    }
     // An immutable or append-only file (or a read-only mount) cannot be replaced: find out now, not after the run.
     const int fd = ::open(p.c_str(), O_WRONLY | O_NONBLOCK);
     if (fd >= 0) ::close(fd);
@@ -109,18 +120,22 @@ fs::path default_report_path() {
   return fs::path("results") / "local" / ("suite-" + stamp + ".json");
 }
 
-OutputPlan plan_outputs(const Options& opt, const std::vector<fs::path>& input_files) {
-  std::vector<std::pair<fs::path, struct stat>> inputs;
-  for (const fs::path& f : input_files)
-    if (const auto st = stat_of(f)) inputs.emplace_back(f, *st);
+OutputPlan plan_outputs(const Options& opt, const InputPaths& input_paths) {
+  const auto stated = [](const std::vector<fs::path>& paths) {
+    Stated out;
+    for (const fs::path& f : paths)
+      if (const auto st = stat_of(f)) out.emplace_back(f, *st);
+    return out;
+  };
+  const Stated inputs = stated(input_paths.files), folders = stated(input_paths.folders);
 
   OutputPlan plan;
   plan.report_name_chosen = opt.output.empty();
   plan.report = plan.report_name_chosen ? default_report_path() : fs::path(opt.output);
   plan.probs = opt.save_probs;
-  check_output("--output", plan.report, plan.report_name_chosen, inputs);
+  check_output("--output", plan.report, plan.report_name_chosen, inputs, folders);
   if (plan.probs.empty()) return plan;
-  check_output("--save-probs", plan.probs, false, inputs);
+  check_output("--save-probs", plan.probs, false, inputs, folders);
 
   // The .npy must not replace the report: the same file by inode where both exist, by path otherwise.
   const auto a = stat_of(plan.report), b = stat_of(plan.probs);

@@ -342,11 +342,13 @@ RunRecord run_one(const Selected& sel, const RunInput& in, const Options& opt, s
 // The files the run will read, found without reading them (so that outputs can be checked against them).
 struct InputFiles {
   std::vector<fs::path> data;
+  std::vector<fs::path> data_folders;  // the --data paths that are folders
   fs::path weights_dir;
-  std::vector<fs::path> all() const {
-    std::vector<fs::path> files = data;
-    for (const fs::path& w : weight_files(weights_dir)) files.push_back(w);
-    return files;
+  InputPaths paths() const {
+    InputPaths p{data, data_folders};
+    for (const fs::path& w : weight_files(weights_dir)) p.files.push_back(w);
+    p.folders.push_back(weights_dir);
+    return p;
   }
 };
 
@@ -360,6 +362,8 @@ InputFiles find_inputs(const Options& opt) {
   std::vector<fs::path> data_paths(opt.data.begin(), opt.data.end());
   if (data_paths.empty()) data_paths.push_back(embedded / "cifar10");
   in.data = cifar10_files(data_paths);
+  for (const fs::path& p : data_paths)
+    if (fs::is_directory(p, ec)) in.data_folders.push_back(p);
   in.weights_dir = opt.weights.empty() ? embedded / "convnetjs-cifar10" : fs::path(opt.weights);
   return in;
 }
@@ -505,7 +509,7 @@ void prepare(const Registry& reg, const Options& opt, Team& team, Prepared& p) {
   collectively(team, [&] {
     p.selected = select_backends(reg, opt.backends, opt.quiet);
     files = find_inputs(opt);
-    if (team.rank() == 0) p.plan = plan_outputs(opt, files.all());  // before minutes of work, not after
+    if (team.rank() == 0) p.plan = plan_outputs(opt, files.paths());  // before minutes of work, not after
   });
   const std::size_t max_images = *std::max_element(opt.images.begin(), opt.images.end());
   collectively(team, [&] {

@@ -98,6 +98,29 @@ TEST(NothingLost, AnOutputThatIsAnInputIsRefusedAndTheInputKept) {
   EXPECT_EQ(files_in(in.weights).size(), 5u) << "nothing added beside the weights";
 }
 
+// The folders given as --data and --weights hold inputs the run does not read (CIFAR-10's test batch beside
+// the training batches, the weights folder's reference files): replacing one is refused as well, a new name
+// there is not.
+TEST(NothingLost, AnExistingFileInAnInputFolderIsRefusedAndKept) {
+  Inputs in;
+  write_bytes(in.data / "test_batch.bin", "the test set");
+  write_bytes(in.weights / "README", "about the weights");
+  const std::vector<std::pair<std::vector<std::string>, fs::path>> cases = {
+      {{"--output", (in.data / "test_batch.bin").string()}, in.data / "test_batch.bin"},
+      {{"--save-probs", (in.weights / "README").string()}, in.weights / "README"},
+  };
+  for (const auto& [extra, file] : cases) {
+    const std::string before = slurp(file);
+    const Result r = run_in_process(in.args(extra));
+    EXPECT_EQ(r.code, 2) << extra[1];
+    EXPECT_NE(r.err.find("is a file in the input folder"), std::string::npos) << r.err;
+    EXPECT_TRUE(slurp(file) == before) << file << " was changed";
+  }
+  const Result fresh = run_in_process(in.args({"--output", (in.data / "new.json").string()}));
+  EXPECT_EQ(fresh.code, 0) << fresh.err;
+  EXPECT_TRUE(is_report(in.data / "new.json"));
+}
+
 TEST(NothingLost, SaveProbsThatIsTheReportIsRefused) {
   Inputs in;
   fs::create_directory(in.dir / "sub");
