@@ -4,6 +4,7 @@ import argparse
 import sys
 
 from .load import ReportError
+from . import safe_io
 from .safe_io import UnsafePath
 
 EXIT_OK, EXIT_REGRESSION, EXIT_BAD_INPUT = 0, 1, 2
@@ -37,6 +38,7 @@ def add_step_options(parser, threshold_help):
 
 
 def run(prog, main, argv=None):
+    safe_io.forget_inputs()  # this command's inputs only (the tests run several in one process)
     try:
         return main(sys.argv[1:] if argv is None else argv)
     except (ReportError, UnsafePath) as e:  # UnsafePath: a path safe_io refused to read or could not write

@@ -355,7 +355,7 @@ def _add_once(store, entries):
             if complete_builds(stored, entries):
                 # Whole and atomic (a torn last line, which _parse_lines left out, goes with it).
                 try:
-                    safe_io.write_text(store, "".join(map(_line, stored)) + "".join(lines))
+                    safe_io.write_text(store, "".join(map(_line, stored)) + "".join(lines), replaces_input=True)
                 except safe_io.UnsafePath as err:
                     raise load.ReportError(str(err)) from None
                 return out

@@ -308,7 +308,7 @@ def _readme_blocks(path, results_dir, check):
         print(f"{load.shown(path)}: every generated block is up to date")
         return cli.EXIT_OK
     if new != old:
-        safe_io.write_text(path, new, stat.S_IMODE(os.stat(path).st_mode))
+        safe_io.write_text(path, new, stat.S_IMODE(os.stat(path).st_mode), replaces_input=True)
     print(f"{'updated' if changed else 'unchanged'} {load.shown(path)}"
           + (f": block(s) {', '.join(changed)}" if changed else ""))
     return cli.EXIT_OK

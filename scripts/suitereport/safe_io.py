@@ -18,6 +18,14 @@ from pathlib import Path
 
 MAX_INPUT_BYTES = 256 * 1024 * 1024  # a report of 10^6 samples is ~20 MB; the store grows ~10 KB a report
 
+# (device, inode) of every file read since the tool started (cli.run empties it): write_bytes refuses to
+# replace one, so that `history html --store S --out S` cannot turn the history into a web page.
+_read = set()
+
+
+def forget_inputs():
+    _read.clear()
+
 
 class UnsafePath(Exception):
     """Bad input or an unwritable target: one line (callers turn it into their own error type)."""
@@ -56,8 +64,10 @@ def read_bytes(path, what="file", limit=None):
     except OSError as e:
         raise UnsafePath(f"{path}: cannot read: {_why(e)}") from None
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
             raise UnsafePath(f"{path}: not a regular file (a device, FIFO or socket), refused")
+        _read.add((st.st_dev, st.st_ino))
         data = f.read(limit + 1)
     if len(data) > limit:
         raise UnsafePath(f"{path}: over the {limit // (1024 * 1024)} MiB these tools read")
@@ -135,12 +145,17 @@ def _no_sigxfsz():
         signal.signal(signal.SIGXFSZ, old)
 
 
-def write_bytes(path, data, mode=0o644):
-    """Replaces `path` with `data` atomically; no file but `path` is ever written or followed."""
+def write_bytes(path, data, mode=0o644, replaces_input=False):
+    """Replaces `path` with `data` atomically; no file but `path` is ever written or followed. A file this
+    tool has read is an input and is not replaced, unless `replaces_input` says that this is an edit of
+    it (the README's generated blocks)."""
     parent = _target_dir(path)
     path = Path(path)
     try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)  # keep an existing file's permissions
+        st = os.stat(path)
+        mode = stat.S_IMODE(st.st_mode)  # keep an existing file's permissions
+        if (st.st_dev, st.st_ino) in _read and not replaces_input:
+            raise UnsafePath(f"{path}: is one of this command's inputs, refused as an output (name another file)")
     except OSError:
         pass
     try:
@@ -164,8 +179,8 @@ def write_bytes(path, data, mode=0o644):
         raise
 
 
-def write_text(path, text, mode=0o644):
-    write_bytes(path, text.encode("utf-8"), mode)
+def write_text(path, text, mode=0o644, replaces_input=False):
+    write_bytes(path, text.encode("utf-8"), mode, replaces_input)
 
 
 def _umask():

@@ -239,6 +239,20 @@ def test_devices_fifos_and_oversized_files_are_refused_at_once(tmp_path):
     assert len(store.read_text().splitlines()) == 1
 
 
+def test_an_output_that_is_the_store_is_refused_and_the_store_kept(demo_store, tmp_path):
+    store = tmp_path / "store.jsonl"
+    shutil.copy(demo_store, store)
+    before = store.read_bytes()
+    (tmp_path / "alias.jsonl").hardlink_to(store)
+    for args in (["html", "--store", store, "--out", store],
+                 ["html", "--store", store, "--out", tmp_path / "alias.jsonl"]):
+        r = run(*args)
+        assert r.returncode == 2, (args, r.stderr)
+        assert "is one of this command's inputs" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+        assert store.read_bytes() == before
+    assert run("html", "--store", store, "--out", tmp_path / "dash.html").returncode == 0
+
+
 def test_html_writes_no_fixed_temporary_name(demo_store, tmp_path):
     import os
     victim = tmp_path / "victim.txt"
