@@ -6,6 +6,7 @@
 # Packed as build/exp/stage.tar.xz: bin/suite-before, bin/suite-after, tests/suite_tests, lib,
 # offload-runtime, testlibs.
 source results/ab/device-setup.sh build/exp/stage.tar.xz
+source results/ab/h200-conv1-staging-overlap/ncu-conv1.sh
 for round in 1 2 3 4; do
   for side in before after; do
     $B/bin/suite-$side $in --backend cuda:winograd_mma --images 1200,50000 --repeat 20 --quiet \
@@ -15,13 +16,7 @@ done
 python3 results/ab/side_medians.py "$R"/before-*.json "$R"/after-*.json | tee "$R/summary.txt"
 $B/bin/suite-after $in --backend cuda:winograd_mma --images 1,2,3,7,300,4223,16385,65537 --repeat 3 --quiet \
   --output "$R/edges.json"; echo "edges rc=$?"
-M=gpu__time_duration.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
-for side in before after; do
-  timeout 120 ncu --clock-control none --csv --kernel-name regex:conv1_pixels_kernel --metrics $M -c 2 \
-    $B/bin/suite-$side $in --backend cuda:winograd_mma --images 8192 --batch 4096 --repeat 1 --warmup 0 --quiet \
-    --output /tmp/n-$side.json > "$R/ncu-$side.csv" 2>&1
-  echo "ncu $side rc=$?"
-done
+ncu_conv1 before after
 mkdir -p $B/share/cnn-suite && ln -sfn $PWD/data $B/share/cnn-suite/data
 echo "== tests"; $B/tests/suite_tests --gtest_filter='*EveryVariant*cuda_*:*Cuda*:*cuda*' 2>&1 | tail -3
 tar -C "$OUT" -czf "$OUT/r.tgz" r

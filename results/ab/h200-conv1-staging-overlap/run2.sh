@@ -6,6 +6,7 @@
 # cuda:winograd_mma at 1200 and 50000 images, alternating, 4 rounds; ncu on conv1_pixels_kernel.
 # Packed as build/exp/stage2.tar.xz.
 source results/ab/device-setup.sh build/exp/stage2.tar.xz
+source results/ab/h200-conv1-staging-overlap/ncu-conv1.sh
 for round in 1 2 3 4; do
   for side in before prefetch refactor; do
     $B/bin/suite-$side $in --backend cuda:winograd_mma --images 1200,50000 --repeat 20 --quiet \
@@ -13,11 +14,5 @@ for round in 1 2 3 4; do
   done
 done
 python3 results/ab/side_medians.py "$R"/*-r?.json | tee "$R/summary2.txt"
-M=gpu__time_duration.sum,smsp__inst_executed.sum,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__issue_active.avg.pct_of_peak_sustained_active
-for side in prefetch refactor; do
-  timeout 120 ncu --clock-control none --csv --kernel-name regex:conv1_pixels_kernel --metrics $M -c 2 \
-    $B/bin/suite-$side $in --backend cuda:winograd_mma --images 8192 --batch 4096 --repeat 1 --warmup 0 --quiet \
-    --output /tmp/n-$side.json > "$R/ncu-$side.csv" 2>&1
-  echo "ncu $side rc=$?"
-done
+ncu_conv1 prefetch refactor
 tar -C "$OUT" -czf "$OUT/r2.tgz" r
