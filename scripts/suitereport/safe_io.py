@@ -148,7 +148,7 @@ def _no_sigxfsz():
 def write_bytes(path, data, mode=0o644, replaces_input=False):
     """Replaces `path` with `data` atomically; no file but `path` is ever written or followed. A file this
     tool has read is an input and is not replaced, unless `replaces_input` says that this is an edit of
-    it (the README's generated blocks)."""
+    it (the README's generated blocks, the history store's rewrite)."""
     parent = _target_dir(path)
     path = Path(path)
     try:
