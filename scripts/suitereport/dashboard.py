@@ -422,7 +422,8 @@ def _confirm_command(st):
     if st.evidence != "unconfirmed" or s.on_gpu or s.peer:
         return ""
     # Quoted: the names come from the store, and a reader pastes the line into a shell.
-    return (f"scripts/history backfill {st.point.base[:10]} {st.point.commit[:10]} --again --runs {gate.MIN_RUNS} "
+    return (f"scripts/history backfill {shlex.quote(st.point.base[:10])} {shlex.quote(st.point.commit[:10])} "
+            f"--again --runs {gate.MIN_RUNS} "
             f"--backends {shlex.quote(f'{s.backend}:{s.variant}')} --images {s.images} --threads {s.threads}")
 
 

@@ -66,7 +66,9 @@ def order(entries, repo=None):
 
 def commits_between(repo, older, newer):
     """The commits after `older` up to `newer`, oldest first (git rev-list --topo-order older..newer)."""
-    return _git(repo, "rev-list", "--topo-order", "--reverse", f"{older}..{newer}").split()
+    # --end-of-options: the ids come from reports, and one starting with '-' must not be read as an option
+    # (`--output=FILE` would truncate FILE).
+    return _git(repo, "rev-list", "--topo-order", "--reverse", "--end-of-options", f"{older}..{newer}").split()
 
 
 # What no backend runs: results, documents, the report tools and tests (also a backend's own, <name>_test.*),
@@ -213,4 +215,4 @@ def code_of_variant(repo, older, newer, variant, variants, backends):
 def commits_touching(repo, older, newer, paths):
     """The commits after `older` up to `newer` that change a file under one of `paths` (git rev-list
     older..newer -- paths), as a set; empty where git cannot say."""
-    return set(_git(repo, "rev-list", f"{older}..{newer}", "--", *paths).split())
+    return set(_git(repo, "rev-list", "--end-of-options", f"{older}..{newer}", "--", *paths).split())

@@ -239,6 +239,30 @@ def test_devices_fifos_and_oversized_files_are_refused_at_once(tmp_path):
     assert len(store.read_text().splitlines()) == 1
 
 
+def test_a_git_commit_that_is_no_commit_id_is_refused(tmp_path):
+    # The id reaches git (`--output=FILE` as a revision truncated FILE) and the dashboard's shell command.
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    store = tmp_path / "store.jsonl"
+    for commit in (f"--output={victim}", "$(touch pwned)0000", "abc"):
+        report = commit_report(tmp_path / "r.json", "a" * 40, "2026-11-01T00:00:00Z")
+        data = json.loads(report.read_text())
+        data["meta"]["git_commit"] = commit
+        report.write_text(json.dumps(data))
+        r = run("add", report, "--store", store)
+        assert r.returncode == 2 and "is no commit id" in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+        assert not store.exists()
+    # A store line written before the check is refused when read, before any git call.
+    assert run("add", commit_report(tmp_path / "ok.json", "a" * 40, "2026-11-01T00:00:00Z"), "--store",
+               store).returncode == 0
+    line = json.loads(store.read_text().splitlines()[0])
+    line["git_commit"] = f"--output={victim}"
+    store.write_text(json.dumps(line) + "\n")
+    r = run("html", "--store", store, "--out", tmp_path / "d.html")
+    assert r.returncode == 2 and "is no commit id" in r.stderr, r.stderr
+    assert victim.read_text() == "keep me"
+
+
 def test_an_output_that_is_the_store_is_refused_and_the_store_kept(demo_store, tmp_path):
     store = tmp_path / "store.jsonl"
     shutil.copy(demo_store, store)
