@@ -56,3 +56,13 @@ def test_a_build_without_suite_is_refused(tmp_path):
     done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), tmp_path / "empty", tmp_path / "empty",
                            tmp_path / "out", "serial:opt"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "no such program" in done.stderr
+
+
+def test_bad_rounds_or_threshold_are_refused_before_any_run(tmp_path):
+    a = fake_build(tmp_path / "a", 1.0)
+    for extra, what in ((["abc"], "rounds"), (["0"], "rounds"), (["1e9"], "rounds"), (["1", "abc"], "threshold")):
+        out = tmp_path / f"out-{len(extra)}-{extra[-1]}"
+        done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, a, out, "serial:opt", *extra],
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and what in done.stderr, done.stderr
+        assert not out.exists(), "no round ran"
