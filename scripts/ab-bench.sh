@@ -19,10 +19,12 @@ cd "$(dirname "$0")/.."
 for build in "$a" "$b"; do
   [ -x "$build/bin/suite" ] || { echo "ab-bench: $build/bin/suite: no such program" >&2; exit 2; }
 done
-# Checked before any run, not after: a long A/B must not end in a usage error.
-case "$rounds" in '' | *[!0-9]* | 0) echo "ab-bench: rounds must be a whole number from 1 to 1000, not '$rounds'" >&2; exit 2 ;; esac
-[ "$rounds" -le 1000 ] || { echo "ab-bench: rounds must be a whole number from 1 to 1000, not '$rounds'" >&2; exit 2; }
-[[ "$threshold" =~ ^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$ ]] || { echo "ab-bench: threshold must be a percentage such as 2%, not '$threshold'" >&2; exit 2; }
+# Checked before any run, not after: a long A/B must not end in a usage error. The threshold's grammar is
+# compare's (suitereport/compare_main.py, parse_threshold), which needs a Python with numpy to import.
+[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 1000 ] ||
+  { echo "ab-bench: rounds must be a whole number from 1 to 1000, not '$rounds'" >&2; exit 2; }
+[[ "$threshold" =~ ^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$ ]] ||
+  { echo "ab-bench: threshold must be a percentage such as 2%, not '$threshold'" >&2; exit 2; }
 mkdir -p "$out/a" "$out/b"
 run() {  # side build round
   local side=$1 build=$2 round=$3
