@@ -88,6 +88,28 @@ def load_images(paths):
     return raw[:, 1:].reshape(-1, 3, 32, 32).copy(), raw[:, 0].copy(), files
 
 
+def refuse_output_among_inputs(output, data, weights):
+    """As the suite: the report replaces no input and no existing file in a --data or --weights folder (a
+    folder of data_batch_* files also holds CIFAR-10's test_batch.bin). Checked before minutes of work."""
+    try:
+        st = os.stat(output)
+    except OSError:
+        return  # a new name: written at the end
+    files = [p for p in data if not os.path.isdir(p)]
+    for folder in [p for p in data if os.path.isdir(p)] + [weights] + [os.path.dirname(p) or "." for p in files]:
+        try:
+            files += [os.path.join(folder, n) for n in os.listdir(folder)]
+        except OSError:
+            pass  # a folder that cannot be listed fails with its own message when it is read
+    for f in files:
+        try:
+            if os.path.samestat(st, os.stat(f)):
+                fail(f"--output {output}: an existing file among the inputs or in their folders ({f}); "
+                     "refused and kept (name another file)", 2)
+        except OSError:
+            pass
+
+
 class Net(torch.nn.Module):
     def __init__(self, convs, fc, dtype):
         super().__init__()
@@ -247,6 +269,7 @@ def main():
         fail(f"--images '{a.images}': expected positive integers", 2)
     if a.device == "cuda" and not torch.cuda.is_available():
         fail("--device cuda: no CUDA device", 4)
+    refuse_output_among_inputs(a.output, a.data, a.weights)
     commit, dirty = code_of(a.code_of) if a.code_of else git_commit()
 
     torch.backends.cudnn.allow_tf32 = False

@@ -13,6 +13,9 @@ import math
 import matplotlib
 
 matplotlib.use("Agg")
+# Names come from reports, i.e. from anyone: `$\foo$` in a variant must be drawn as the text it is, not read as
+# mathtext (an unknown command was a traceback). Every chart module takes plt from here.
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
 

@@ -144,7 +144,7 @@ def main(argv):
         w.writerow(["benchmark", "base_forward_ms", "new_forward_ms", "delta", "ratio_ci_low", "ratio_ci_high",
                     "p_slower", "tested", "status"])
         for name, bm, nm, dl, ci, p_slow, basis, st in rows:
-            w.writerow([name, _raw(bm), _raw(nm), _raw(dl), _raw(ci and ci[0]), _raw(ci and ci[1]),
+            w.writerow([tables.csv_text(name), _raw(bm), _raw(nm), _raw(dl), _raw(ci and ci[0]), _raw(ci and ci[1]),
                         _raw(p_slow), basis, st])
     else:
         print("| benchmark | base ms | new ms | delta (medians) | 95 % interval | p (slower) | tested | status |")

@@ -354,6 +354,10 @@ def _add_once(store, entries):
             except safe_io.UnsafePath as e:
                 raise load.ReportError(str(e)) from None
             stored = _parse_lines(text, store, note=False)
+            if text.strip() and not stored:
+                # One line that is no entry reads as a torn last line: cutting it would empty somebody's file.
+                raise load.ReportError(f"{load.shown(store)}: not a history store (no line of it is an entry): "
+                                       "refused and kept; name a new file or an existing store")
             known = {e["id"] for e in stored}
             lines = []
             for e in entries:

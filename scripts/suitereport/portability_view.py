@@ -5,23 +5,17 @@ Markdown cells are escaped, the page is built with html.escape, never as markup 
 import html
 import io
 
-import matplotlib
+from matplotlib.patches import Rectangle
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.patches import Rectangle  # noqa: E402
-
-from . import manifests, palette, safe_io  # noqa: E402
-from .portability import KINDS  # noqa: E402
+from . import manifests, palette, safe_io
+from .charts import plt  # matplotlib with the Agg backend, names drawn as plain text
+from .portability import KINDS
+from .tables import md_cell as cell, md_plain
 
 UNIT_NAMES = {"fp32_fma": "FP32 FMA", "fp16_tensor": "FP16 tensor", "tf32_tensor": "TF32 tensor"}
 PLATFORM_COLORS = ("#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7")
 
 
-def cell(text):
-    """Markdown-safe table cell: no pipe, no line break, no raw HTML."""
-    s = str(text).replace("\r", " ").replace("\n", " ")
-    return html.escape(s, quote=False).replace("|", "\\|")
 
 
 def pct(x):
@@ -205,7 +199,7 @@ def page(v, images):
     def flush():
         if not table:
             return
-        rows = [r.strip().strip("|").split(" | ") for r in table if not set(r) <= set("|-: ")]
+        rows = [[md_plain(c) for c in r.strip().strip("|").split(" | ")] for r in table if not set(r) <= set("|-: ")]
         body.append("<table>" + "".join(
             "<tr>" + "".join(f"<{'th' if k == 0 else 'td'}>{c}</{'th' if k == 0 else 'td'}>" for c in row) + "</tr>"
             for k, row in enumerate(rows)) + "</table>")
@@ -217,12 +211,12 @@ def page(v, images):
             continue
         flush()
         if line.startswith("### "):
-            body.append(f"<h2>{line[4:]}</h2>")
+            body.append(f"<h2>{md_plain(line[4:])}</h2>")
         elif line.startswith("- "):
-            body.append(f"<p class=note>{line[2:]}</p>")
+            body.append(f"<p class=note>{md_plain(line[2:])}</p>")
     flush()
     imgs = "".join(f'<p><img src="{html.escape(name)}" alt="{html.escape(alt)}"></p>' for name, alt in images)
-    # The Markdown cells are already escaped (cell()); headings and notes are this module's own text.
+    # The Markdown cells are already HTML-escaped (md_cell); headings and notes are this module's own text.
     return ("<!doctype html><html><head><meta charset=utf-8><title>Portability verdict</title><style>"
             "body{font-family:sans-serif;margin:2em;max-width:80em}table{border-collapse:collapse;margin:1em 0}"
             "td,th{border:1px solid #ccc;padding:.25em .5em;text-align:right}td:first-child{text-align:left}"

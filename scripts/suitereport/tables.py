@@ -8,6 +8,7 @@ import csv
 import html
 import io
 import math
+import re
 from dataclasses import dataclass, field
 
 from . import analysis, portability
@@ -57,9 +58,15 @@ def _pretty(value, kind):
 def _raw(value):
     if value is None:
         return ""
-    if isinstance(value, float):
+    if isinstance(value, (int, float)):
         return repr(value)
-    return str(value)
+    return csv_text(str(value))
+
+
+def csv_text(s):
+    """A name from a report as a CSV cell: a spreadsheet runs a cell starting with = + - @ (or a tab or CR
+    before one) as a formula, so such text gets a leading apostrophe (OWASP's advice); numbers stay numbers."""
+    return "'" + s if s[:1] in ("=", "+", "-", "@", "\t", "\r") else s
 
 
 # ---- the tables
@@ -257,11 +264,22 @@ def build_tables(groups, which=TABLES):
 # ---- renderers
 
 
+# What Markdown reads as markup in running text: a backslash, code spans, emphasis, strike-through, link and
+# image brackets (an underscore inside a word is never emphasis, so `winograd_mma` stays as it is).
+_MD_MARKUP = re.compile(r"[\\`*~\[\]]|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+
+
 def md_cell(s):
-    """Text for one Markdown table cell or heading line: a `|` would split the cell, a newline the table,
-    and raw HTML in a host, backend or variant name would be rendered (or run) by the viewer."""
-    s = " ".join(str(s).splitlines())
-    return html.escape(s, quote=False).replace("|", "\\|")
+    """Text for one Markdown table cell, heading line or image's alt text, shown as the text it is: a `|` would
+    split the cell, a newline the table, raw HTML in a host, backend or variant name would be rendered (or run)
+    by the viewer, and `![x](http://...)` would be fetched as a remote image."""
+    s = html.escape(" ".join(str(s).splitlines()), quote=False)
+    return _MD_MARKUP.sub(lambda m: "\\" + m.group(0), s).replace("|", "\\|")
+
+
+def md_plain(cell):
+    """The text of an md_cell again, for a page that puts it into HTML itself (html.escape stays)."""
+    return re.sub(r"\\([\\`*~\[\]_|])", r"\1", cell)
 
 
 _md_escape = md_cell
@@ -292,7 +310,7 @@ def to_csv(tables):
             w.writerow(header)
             last_header = header
         for row in t.rows:
-            w.writerow([t.machine] + [_raw(v) for v in row])
+            w.writerow([csv_text(t.machine)] + [_raw(v) for v in row])
     return buf.getvalue()
 
 
@@ -307,13 +325,20 @@ def latex_escape(s):
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in " ".join(str(s).splitlines()))
 
 
+def _latex_row(cells):
+    """One tabular row. `{}` before a first cell starting with `[` or `*`: after `\\\\` or `\\midrule` it would be
+    read as their optional argument (a LaTeX error, or a cell gone)."""
+    text = " & ".join(latex_escape(c) for c in cells)
+    return ("{}" if text.lstrip().startswith(("[", "*")) else "") + text + r" \\"
+
+
 def to_latex(table):
     spec = "".join("r" if c.right else "l" for c in table.columns)
     out = [r"\begin{table}[htbp]", r"\centering", r"\small", rf"\caption{{{latex_escape(table.title)}}}",
            r"\resizebox{\linewidth}{!}{%", rf"\begin{{tabular}}{{{spec}}}", r"\toprule",
-           " & ".join(latex_escape(c.name) for c in table.columns) + r" \\", r"\midrule"]
+           _latex_row(c.name for c in table.columns), r"\midrule"]
     for row in table.rows:
-        out.append(" & ".join(latex_escape(_pretty(v, c.kind)) for v, c in zip(row, table.columns)) + r" \\")
+        out.append(_latex_row(_pretty(v, c.kind) for v, c in zip(row, table.columns)))
     out += [r"\bottomrule", r"\end{tabular}}"]
     for n in table.notes:
         out.append(r"\par\smallskip{\footnotesize " + latex_escape(n) + "}")

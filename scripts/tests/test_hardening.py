@@ -7,6 +7,7 @@ import copy
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -476,3 +477,90 @@ def test_a_peer_is_shown_never_gated(tmp_path):
             r["backend"] = "jax"
     r = run("compare", write(tmp_path / "c.json", base), write(tmp_path / "d.json", slow))
     assert r.returncode == 0 and "(peer, not gated)" in r.stdout, r.stdout
+
+
+# ---- 8. names shown as text everywhere; files the tools did not write are not theirs to replace
+
+
+def test_make_results_readme_replaces_only_a_readme_it_wrote(tmp_path):
+    res = tmp_path / "ab"
+    shutil.copytree(RESULTS / "cpu", res / "cpu")
+    mine = res / "README.md"  # an A/B's hand-written README: `--results results/ab/NAME` replaced it
+    mine.write_text("# My A/B\n\nWhat I measured.\n")
+    other = res / "cpu" / "notes.txt"
+    other.write_text("notes\n")
+    for args in (["--results", res], ["--results", res, "--output", other]):
+        line = one_error_line(run("make-results-readme", *args), "make-results-readme")
+        assert "not a README made by this tool" in line and "kept" in line
+    assert mine.read_text() == "# My A/B\n\nWhat I measured.\n" and other.read_text() == "notes\n"
+    assert not (res / "charts").exists() and leftovers(res) == []
+    mine.unlink()
+    assert run("make-results-readme", "--results", res).returncode == 0
+    assert run("make-results-readme", "--results", res).returncode == 0  # its own README is replaced
+
+
+def test_a_folder_under_a_charts_name_stops_make_results_readme_before_any_move(tmp_path):
+    res = tmp_path / "results"
+    shutil.copytree(RESULTS / "cpu", res / "cpu")
+    assert run("make-results-readme", "--results", res).returncode == 0
+    charts = sorted((res / "charts").iterdir())
+    readme = (res / "README.md").read_bytes()
+    charts[-1].unlink()
+    charts[-1].mkdir()  # a folder where a chart goes: the charts before it were moved in, then a traceback
+    before = {p.name: p.read_bytes() for p in charts[:-1]}
+    for p in charts[:-1]:
+        p.write_bytes(b"old")
+    line = one_error_line(run("make-results-readme", "--results", res), "make-results-readme")
+    assert "is a folder where this tool writes a file" in line
+    assert all(p.read_bytes() == b"old" for p in charts[:-1]) and before
+    assert (res / "README.md").read_bytes() == readme and leftovers(res) == []
+
+
+HOSTILE = {"backend": "![x](http://example.invalid/x.png)", "variant": "`*a*` _b_ [c](d) ~e~ \\",
+           "compiler": "<img src=http://example.invalid/y.png>", "commit": "](http://example.invalid/z.png)"}
+
+
+def test_markdown_shows_names_as_text_never_as_links_images_or_html(tmp_path):
+    res = tmp_path / "results"
+    data = serial()
+    data["meta"]["compiler"] = {"id": HOSTILE["compiler"], "version": "1"}
+    data["meta"]["git_commit"] = HOSTILE["commit"]
+    for r in data["runs"]:
+        r["backend"], r["variant"] = HOSTILE["backend"], HOSTILE["variant"]
+    (res / "cpu").mkdir(parents=True)
+    write(res / "cpu" / "r.json", data)
+    assert run("make-results-readme", "--results", res).returncode == 0
+    readme = (res / "README.md").read_text()
+    r = run("report", res / "cpu" / "r.json", "--table", "runs")
+    for text in (readme, r.stdout):
+        hostile = [line for line in text.splitlines() if "example.invalid" in line]
+        assert hostile and not any("<img" in line or re.search(r"(?<!\\)(\]\(http|!\[x)", line)
+                                   for line in hostile), hostile
+        assert "\\`\\*a\\*\\` \\_b\\_ \\[c\\](d) \\~e\\~ \\\\" in text
+    assert "&lt;img src=http://example.invalid/y.png&gt;" in readme  # the source line's compiler
+    from suitereport import tables
+    for name in HOSTILE.values():
+        assert tables.md_plain(tables.md_cell(name)) == name.replace("&", "&amp;").replace("<", "&lt;").replace(
+            ">", "&gt;")
+
+
+def test_latex_and_csv_keep_names_as_data(tmp_path):
+    data = serial()
+    for r in data["runs"]:
+        r["backend"], r["variant"] = "[1ex] x", "y"
+    path = write(tmp_path / "r.json", data)
+    r = run("report", path, "--table", "runs", "--format", "latex")
+    assert r.returncode == 0, r.stderr
+    rows = r.stdout.split(r"\midrule")[1].split(r"\bottomrule")[0].strip().splitlines()
+    assert rows and all(row.startswith("{}[1ex] x") for row in rows), rows  # not `\\[1ex]`: a row gone
+    data["meta"]["cpu_model"] = "@SUM(1+1)"  # the machine column
+    for r in data["runs"]:
+        r["backend"] = "=HYPERLINK(\"http://example.invalid\")"
+    write(path, data)
+    r = run("report", path, "--table", "runs", "--format", "csv")
+    assert r.returncode == 0, r.stderr
+    import csv
+    import io
+    cells = [c for row in csv.reader(io.StringIO(r.stdout)) for c in row]
+    assert "'=HYPERLINK(\"http://example.invalid\"):y" in cells and any(c.startswith("'@SUM") for c in cells)
+    assert not any(c[:1] in ("=", "+", "@") for c in cells), cells

@@ -837,3 +837,30 @@ def test_a_regression_a_later_commit_undid_is_listed_apart(tmp_path, after, undo
         if undone else res.stdout.startswith("slower "), res.stdout
     from suitereport import dashboard
     assert [x["undone"] for x in dashboard.page_data(a)["undone"]] == ([commits[undone]] if undone else [])
+
+
+def test_add_refuses_a_store_that_is_somebody_elses_one_line_file(tmp_path):
+    # One line without a newline that is no entry read as a torn last line: cut off, the file emptied, exit 0.
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes, one line, no newline")
+    one_line_error(run("add", SERIAL, "--store", notes), "not a history store", "kept")
+    assert notes.read_text() == "my notes, one line, no newline"
+    empty = tmp_path / "empty.jsonl"  # an empty file is a store with no line yet
+    empty.write_text("")
+    assert run("add", SERIAL, "--store", empty).returncode == 0 and len(empty.read_text().splitlines()) == 1
+
+
+def test_names_are_drawn_as_text_not_read_as_mathtext(tmp_path):
+    # `$\foo$` in a name was matplotlib mathtext: an unknown command, a traceback.
+    data = json.loads(SERIAL.read_text())
+    data["meta"]["cpu_model"] = r"CPU $\foo$"
+    for r in data["runs"]:
+        r["variant"] = r"v$\bar{$"
+    (tmp_path / "r.json").write_text(json.dumps(data))
+    store = tmp_path / "store.jsonl"
+    assert run("add", tmp_path / "r.json", "--store", store).returncode == 0
+    r = run("plot", "--store", store, "--out", tmp_path / "charts")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+    assert list((tmp_path / "charts").glob("*.png"))
+    r = run_tool("plot", tmp_path / "r.json", "--out", tmp_path / "report-charts")
+    assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr

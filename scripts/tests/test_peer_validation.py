@@ -85,3 +85,19 @@ def test_code_of_a_missing_file_exits_3(peer, tmp_path):
     with pytest.raises(SystemExit) as e:
         peer.code_of(str(tmp_path / "none.json"))
     assert e.value.code == 3
+
+
+def test_an_output_among_the_inputs_or_in_their_folders_is_refused_before_any_work(peer, tmp_path, capsys):
+    data, weights = tmp_path / "cifar10", tmp_path / "weights"
+    data.mkdir()
+    weights.mkdir()
+    for f in (data / "data_batch_1.bin", data / "test_batch.bin", weights / "layer1_conv.txt"):
+        f.write_text("input")
+    elsewhere = tmp_path / "alias.bin"
+    elsewhere.hardlink_to(data / "data_batch_1.bin")
+    for out in (data / "test_batch.bin", weights / "layer1_conv.txt", elsewhere):
+        with pytest.raises(SystemExit) as e:
+            peer.refuse_output_among_inputs(str(out), [str(data)], str(weights))
+        assert e.value.code == 2 and "refused and kept" in capsys.readouterr().err
+    peer.refuse_output_among_inputs(str(data / "new.json"), [str(data)], str(weights))  # a new name is fine
+    peer.refuse_output_among_inputs(str(tmp_path / "r.json"), [str(data / "data_batch_1.bin")], str(weights))
