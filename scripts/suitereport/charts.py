@@ -10,18 +10,12 @@ import hashlib
 import io
 import math
 
-import matplotlib
+from .matplotlib_setup import plt  # first: the Agg backend before anything of matplotlib draws
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
-matplotlib.use("Agg")
-# Names come from reports, i.e. from anyone: `$\foo$` in a variant must be drawn as the text it is, not read as
-# mathtext (an unknown command was a traceback). Every chart module takes plt from here.
-matplotlib.rcParams["text.parse_math"] = False
-import matplotlib.pyplot as plt  # noqa: E402
-from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter  # noqa: E402
-
-from . import analysis, palette, safe_io  # noqa: E402
-from .analysis import fmt_ms, fmt_speedup  # noqa: E402
-from .load import LAYER_KINDS  # noqa: E402
+from . import analysis, palette, safe_io
+from .analysis import fmt_ms, fmt_speedup
+from .load import LAYER_KINDS
 
 LAYER_COLORS = {"conv": "#1f77b4", "relu": "#ff7f0e", "pool": "#2ca02c", "fc": "#d62728", "softmax": "#9467bd",
                 "other": "#8c564b"}

@@ -8,7 +8,7 @@ import io
 from matplotlib.patches import Rectangle
 
 from . import manifests, palette, safe_io
-from .charts import plt  # matplotlib with the Agg backend, names drawn as plain text
+from .matplotlib_setup import plt
 from .portability import KINDS
 from .tables import md_cell as cell, md_plain
 
