@@ -32,6 +32,11 @@ std::optional<struct stat> stat_of(const fs::path& p) {
   return st;
 }
 
+bool is_link(const fs::path& p) {
+  struct stat st {};
+  return ::lstat(p.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 bool same_file(const struct stat& a, const struct stat& b) { return a.st_dev == b.st_dev && a.st_ino == b.st_ino; }
 
 const char* kind_of(mode_t mode) {
@@ -48,8 +53,12 @@ bool working_directory_deleted() {
 // The nearest existing ancestor of a folder the suite will create (results/local/ of the default name).
 void check_creatable(const fs::path& report, const fs::path& dir) {
   fs::path existing = dir;
-  while (!stat_of(existing) && existing.has_parent_path() && existing != existing.parent_path())
+  while (!stat_of(existing) && existing.has_parent_path() && existing != existing.parent_path()) {
+    // A dangling link there: create_directories would fail with EEXIST after the whole run.
+    if (is_link(existing))
+      output_error(report, "cannot create directory '" + display(dir) + "' ('" + display(existing) + "' is a dangling symbolic link)");
     existing = existing.parent_path();
+  }
   if (!stat_of(existing)) existing = ".";
   const auto st = stat_of(existing);
   if (!st || !S_ISDIR(st->st_mode)) {
@@ -74,6 +83,8 @@ void check_output(const char* flag, const fs::path& p, bool create_directory, co
     output_error(p, (create_directory ? "cannot create directory '" + display(directory_of(p)) + "': " : std::string()) +
                         "the working directory no longer exists (it was deleted)");
   }
+  // The report replaces the link, not what it points to (--output /dev/stderr replaced that link with a file).
+  if (is_link(p)) output_error(p, "is a symbolic link: name the file itself (the link would be replaced, not written through)");
   const std::string name = p.filename().native();
   const long name_max = ::pathconf(directory_of(p).c_str(), _PC_NAME_MAX);
   if (name.size() > std::size_t(name_max > 0 ? name_max : NAME_MAX)) {
@@ -102,11 +113,17 @@ void check_output(const char* flag, const fs::path& p, bool create_directory, co
     const int fd = ::open(p.c_str(), O_WRONLY | O_NONBLOCK);
     if (fd >= 0) ::close(fd);
     else if (errno == EPERM || errno == EROFS || errno == ETXTBSY) output_error(p, std::string("cannot be replaced (") + std::strerror(errno) + ")");
+    // Another user's file in a sticky folder (/tmp) can be opened but not renamed over.
+    const auto dst = stat_of(directory_of(p));
+    const uid_t me = ::geteuid();
+    if (dst && (dst->st_mode & S_ISVTX) && me != 0 && st->st_uid != me && dst->st_uid != me)
+      output_error(p, "cannot be replaced (another user's file in a sticky folder such as /tmp)");
   }
   const fs::path dir = directory_of(p);
   const auto dst = stat_of(dir);
   if (!dst && create_directory) return check_creatable(p, dir);
-  if (!dst || !S_ISDIR(dst->st_mode)) output_error(p, "directory '" + display(dir) + "' does not exist");
+  if (!dst) output_error(p, "directory '" + display(dir) + "' does not exist");
+  if (!S_ISDIR(dst->st_mode)) output_error(p, "'" + display(dir) + "' is not a directory");
   if (const int err = probe_temporary_in(dir)) {
     output_error(p, "directory '" + display(dir) + "' is not writable (" + std::strerror(err) + ")");
   }
@@ -134,8 +151,19 @@ OutputPlan plan_outputs(const Options& opt, const InputPaths& input_paths) {
   plan.report = plan.report_name_chosen ? default_report_path() : fs::path(opt.output);
   plan.probs = opt.save_probs;
   check_output("--output", plan.report, plan.report_name_chosen, inputs, folders);
+  // The report on standard output alone: --format json prints that report (once), a table or CSV would be mixed in.
+  if (is_standard_output(plan.report) && !(opt.format == Format::json || (opt.format == Format::table && opt.quiet))) {
+    throw UsageError("--output '" + display(plan.report) + "': the report on standard output needs --format json or "
+                     "--quiet (other output would be mixed with it)");
+  }
   if (plan.probs.empty()) return plan;
   check_output("--save-probs", plan.probs, false, inputs, folders);
+  // The .npy's bytes on standard output only where nothing else goes there.
+  if (is_standard_output(plan.probs) &&
+      (is_standard_output(plan.report) || opt.format != Format::table || !opt.quiet)) {
+    throw UsageError("--save-probs '" + display(plan.probs) + "': standard output takes the .npy only with --quiet, "
+                     "--format table and the report in a file (it would be mixed with other output)");
+  }
 
   // The .npy must not replace the report: the same file by inode where both exist, by path otherwise.
   const auto a = stat_of(plan.report), b = stat_of(plan.probs);

@@ -444,14 +444,15 @@ fs::path write_outputs(const OutputPlan& plan, const std::string& report_text, c
     std::error_code ec;
     fs::create_directories(plan.report.parent_path(), ec);
     if (ec) {
-      throw SuiteError(kExitOther, "cannot create directory '" + display(plan.report.parent_path()) + "' (" +
-                                       ec.message() + ")");
+      throw SuiteError(kExitOther, display(plan.report) + ": cannot create directory '" +
+                                       display(plan.report.parent_path()) + "' (" + ec.message() + ")");
     }
   }
   const fs::path written = write_file_atomically(
       plan.report, report_text, plan.report_name_chosen ? Publish::no_clobber : Publish::replace);
-  note_report_written(written);
+  note_report_written(written, !plan.probs.empty());
   if (!plan.probs.empty()) write_npy(plan.probs, probs.data(), last_images, kClasses);
+  note_npy_written();
   return written;
 }
 
@@ -460,8 +461,9 @@ std::string stdout_text(const Options& opt, const std::vector<RunRecord>& runs, 
   switch (opt.format) {
     case Format::table:
       return opt.quiet ? std::string() : format_summary(runs) + "report: " + display(written) + "\n";
-    case Format::json:
-      return report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+    case Format::json:  // the report itself: printed once where it went to standard output
+      return is_standard_output(written) ? std::string()
+                                         : report.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     case Format::gbench:
       return to_gbench(runs, this_machine()).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
     case Format::csv:
@@ -564,22 +566,29 @@ int publish(const Options& opt, const Prepared& p, const std::vector<RunRecord>&
   return code;
 }
 
+// --help, --version, --list: their text is all they do, so a full disk is an error (a closed pipe is not: `| head`).
+int printed(const Stdout& out) {
+  if (out.error() == 0 || out.error() == EPIPE) return kExitOk;
+  std::cerr << "suite: error: cannot write to standard output: " << std::strerror(out.error()) << "\n";
+  return kExitOther;
+}
+
 int run(Options opt, const std::vector<std::string>& args, const std::vector<RegistryEntry>& entries, Team& team,
         const RankBinding& binding) {
   Stdout out(team.rank() != 0);
   if (opt.help) {
     out.write(usage_text());
-    return kExitOk;
+    return printed(out);
   }
   if (opt.version) {
     out.write(std::string("suite ") + build_info::version + " (" + build_info::git_commit() + ")\n");
-    return kExitOk;
+    return printed(out);
   }
   collectively(team, [&] { check_mpi_options(opt, team, binding); });
   const Registry reg(entries);
   if (opt.list) {
     out.write(backend_list(entries, opt.format));
-    return kExitOk;
+    return printed(out);
   }
   Prepared p;
   prepare(reg, opt, team, p);

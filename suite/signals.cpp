@@ -19,10 +19,13 @@ struct Terminating {
 constexpr Terminating kTerminating[] = {
     {SIGINT, "interrupted by SIGINT"},  {SIGTERM, "terminated by SIGTERM"}, {SIGHUP, "terminated by SIGHUP"},
     {SIGUSR1, "terminated by SIGUSR1"}, {SIGUSR2, "terminated by SIGUSR2"}, {SIGALRM, "terminated by SIGALRM"},
+    {SIGXCPU, "stopped by SIGXCPU (the CPU time limit, ulimit -t)"},
 };
 
 char g_report[4096];  // the report written so far, for the handler's message
 std::atomic<bool> g_report_written{false};
+std::atomic<bool> g_npy_pending{false};
+bool g_stderr_is_terminal = false;  // a progress line may be open there: the message starts on a line of its own
 std::atomic<int> g_outcome{-1};  // the decided exit code (note_outcome), -1 while the run goes on
 static_assert(std::atomic<int>::is_always_lock_free, "read in a signal handler");
 
@@ -31,13 +34,13 @@ void say(const char* s) { (void)!::write(STDERR_FILENO, s, std::strlen(s)); }
 extern "C" void on_signal(int sig) {
   if (const int decided = g_outcome.load(); decided >= 0) ::_exit(decided);
   remove_pending_temporaries();
-  say("\nsuite: error: ");
+  say(g_stderr_is_terminal ? "\nsuite: error: " : "suite: error: ");
   for (const Terminating& t : kTerminating)
     if (t.number == sig) say(t.what);
   if (g_report_written) {
     say(", the report was written to ");
     say(g_report);
-    say(" (the .npy was not)\n");
+    say(g_npy_pending ? " (the .npy was not)\n" : "\n");
   } else {
     say(", no report written\n");
   }
@@ -48,6 +51,7 @@ extern "C" void on_signal(int sig) {
 
 void install_signal_handlers() {
   g_outcome = -1;
+  g_stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
   for (const Terminating& t : kTerminating) {
     struct sigaction old {};
     sigaction(t.number, nullptr, &old);
@@ -66,7 +70,10 @@ void install_signal_handlers() {
 
 void note_outcome(int exit_code) { g_outcome = exit_code < 0 ? 1 : exit_code; }
 
-void note_report_written(const std::filesystem::path& path) {
+void note_npy_written() { g_npy_pending = false; }
+
+void note_report_written(const std::filesystem::path& path, bool npy_follows) {
+  g_npy_pending = npy_follows;
   const std::string& s = path.native();
   const std::size_t n = std::min(s.size(), sizeof g_report - 1);
   std::memcpy(g_report, s.data(), n);

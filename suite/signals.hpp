@@ -1,4 +1,4 @@
-// Signals while the suite runs. A terminating signal (INT, TERM, HUP, USR1, USR2, ALRM) removes the
+// Signals while the suite runs. A terminating signal (INT, TERM, HUP, USR1, USR2, ALRM, XCPU) removes the
 // temporary file in flight, says on stderr what was and was not written, and exits 128 + signal.
 // A signal the parent set to be ignored (nohup, background jobs) stays ignored. SIGPIPE is ignored so
 // that a closed standard output is an error to handle, not the end of the process: the report is the
@@ -12,8 +12,10 @@ namespace cnn {
 
 void install_signal_handlers();
 
-// From now on an interruption says that the report is at `path` (only the .npy is then still missing).
-void note_report_written(const std::filesystem::path& path);
+// From now on an interruption says that the report is at `path`, and that the .npy is not written where
+// `npy_follows`, until note_npy_written().
+void note_report_written(const std::filesystem::path& path, bool npy_follows);
+void note_npy_written();
 
 // The run's outcome is decided and said (its report, its one error line): a terminating signal from now on
 // ends the process with `exit_code` and says nothing more. Under mpirun, the first rank to exit with an error

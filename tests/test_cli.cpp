@@ -121,11 +121,35 @@ TEST(Cli, UsageErrorsExit2WithOneLine) {
       {{"--frobnicate"}, "unknown argument '--frobnicate'"},
       {{"--backend", "nosuch"}, "--backend 'nosuch': unknown backend (known: " + kBaselineBackend + ", faulty, gpu, absent)"},
       {{"--backend", kBaselineBackend + ":fast"}, kBaselineBackend + " has no variant 'fast' (variants: " + kBaselineVariant},
+      {{"--warmup", "-1"}, "--warmup '-1': not a positive integer"},
+      // DEL, a C1 control (U+0085) and a right-to-left override (U+202E) got into tables of reports from anywhere
+      {{"--label", "a\x7f" "b"}, "--label: at most 64 bytes, no control characters"},
+      {{"--label", "a\xc2\x85" "b"}, "--label: at most 64 bytes, no control characters"},
+      {{"--label", "a\xe2\x80\xae" "b"}, "--label: at most 64 bytes, no control characters"},
   };
   for (const auto& [args, fragment] : cases) {
     const Result r = run_in_process(args);
     EXPECT_EQ(r.code, 2) << args[0];
     expect_one_error_line(r.err, fragment);
+  }
+}
+
+TEST(Cli, AWarmupOfZeroMayBeWrittenWithLeadingZeros) {
+  // "--warmup 00" said "must be at least 1", while 0 is what it asks for.
+  const TempDir dir;
+  const Result r = run_in_process({"--backend", kBaseline, "--images", "3", "--repeat", "1", "--warmup", "00", "--quiet",
+                                   "--label", "h\xc3\xb6st \xe2\x80\x94 one", "--output", (dir / "r.json").string()});
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// --help, --version and --list said nothing and exited 0 when their text could not be written (a full disk).
+TEST(CliBinary, TextThatCannotBeWrittenIsAnError) {
+  for (const std::string flag : {"--help", "--version", "--list"}) {
+    Launch how;
+    how.stdout_path = "/dev/full";
+    const CliResult r = run_suite({flag}, how);
+    EXPECT_EQ(r.exit_code, 1) << flag;
+    EXPECT_EQ(r.err, "suite: error: cannot write to standard output: No space left on device\n") << flag;
   }
 }
 

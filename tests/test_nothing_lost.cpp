@@ -9,6 +9,7 @@
 
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -119,6 +120,58 @@ TEST(NothingLost, AnExistingFileInAnInputFolderIsRefusedAndKept) {
   const Result fresh = run_in_process(in.args({"--output", (in.data / "new.json").string()}));
   EXPECT_EQ(fresh.code, 0) << fresh.err;
   EXPECT_TRUE(is_report(in.data / "new.json"));
+}
+
+TEST(NothingLost, ALinkAsTheOutputIsRefusedAndWhatItNamesKept) {
+  // --output /dev/stderr (a link to /proc/self/fd/2) replaced that link with the report: name the file itself.
+  Inputs in;
+  const fs::path target = in.dir / "kept.txt";
+  write_bytes(target, "kept");
+  fs::create_symlink(target, in.dir / "link.json");
+  fs::create_symlink(in.dir / "nowhere", in.dir / "dangling.json");
+  for (const char* name : {"link.json", "dangling.json"}) {
+    const Result r = run_in_process(in.args({"--output", (in.dir / name).string()}));
+    EXPECT_EQ(r.code, 1) << name;
+    EXPECT_NE(r.err.find("is a symbolic link: name the file itself"), std::string::npos) << r.err;
+    EXPECT_TRUE(fs::is_symlink(in.dir / name)) << name;
+  }
+  EXPECT_EQ(slurp(target), "kept");
+  EXPECT_FALSE(fs::exists(in.dir / "nowhere"));
+}
+
+TEST(NothingLost, StandardOutputCarriesOneThingAtATime) {
+  // --output - --format json printed the report twice; --save-probs /dev/stdout put the .npy after the JSON.
+  Inputs in;
+  const CliResult once = run_suite(in.args({"--output", "-", "--format", "json"}));
+  EXPECT_EQ(once.exit_code, 0) << once.err;
+  EXPECT_TRUE(json::accept(once.out)) << "one JSON document: " << once.out.substr(0, 200);
+  for (const std::vector<std::string>& extra :
+       {std::vector<std::string>{"--output", "-", "--save-probs", "/dev/stdout"},
+        {"--output", (in.dir / "r.json").string(), "--save-probs", "-", "--format", "csv"},
+        {"--output", "-", "--format", "csv"}}) {
+    const Result r = run_in_process(in.args(extra));
+    EXPECT_EQ(r.code, 2) << extra[1] << " " << extra[3];
+    EXPECT_NE(r.err.find("standard output"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(in.dir / "r.json")) << "refused before any work";
+}
+
+TEST(NothingLost, AFolderThatCannotBeMadeIsFoundBeforeTheRun) {
+  // results/local a dangling link: create_directories failed with EEXIST after the whole run; a file there was
+  // said not to exist.
+  Inputs in;
+  fs::create_directories(in.dir / "run" / "results");
+  fs::create_symlink(in.dir / "nowhere", in.dir / "run" / "results" / "local");
+  Launch how;
+  how.cwd = in.dir / "run";
+  CliResult r = run_suite(in.args({}), how);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("is a dangling symbolic link"), std::string::npos) << r.err;
+  fs::remove(in.dir / "run" / "results" / "local");
+  write_bytes(in.dir / "run" / "results" / "local", "a file");
+  r = run_suite(in.args({}), how);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("'results/local' is not a directory"), std::string::npos) << r.err;
 }
 
 TEST(NothingLost, SaveProbsThatIsTheReportIsRefused) {
@@ -356,6 +409,29 @@ TEST(NothingLost, DataFoldersThatCannotBeReadAreBadInput) {
   EXPECT_NE(c.err.find("closed: cannot read this directory (Permission denied)"), std::string::npos) << c.err;
 }
 
+TEST(NothingLost, AnotherUsersFileInAStickyFolderIsRefusedBeforeTheRun) {
+  // In /tmp another user's file can be opened for writing (mode 666) but not renamed over: the run was lost at
+  // the end ("cannot write: Operation not permitted").
+  if (::getuid() != 0) GTEST_SKIP() << "needs root to own a file that the run (as nobody) cannot replace";
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
+  Inputs in;
+  fs::create_directory(in.dir / "sticky");
+  fs::permissions(in.dir / "sticky", fs::perms::all | fs::perms::sticky_bit);
+  fs::permissions(in.dir.path, fs::perms::all, fs::perm_options::add);
+  fs::permissions(in.weights, fs::perms::all, fs::perm_options::add);
+  fs::permissions(in.data, fs::perms::all, fs::perm_options::add);
+  const fs::path report = in.dir / "sticky" / "report.json";
+  write_bytes(report, "root's");
+  fs::permissions(report, fs::perms::all);
+  Launch how;
+  how.as_nobody = true;
+  const CliResult r = run_suite(in.args({"--output", report.string()}), how);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot be replaced (another user's file in a sticky folder such as /tmp)"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(slurp(report), "root's");
+}
+
 TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
   if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   Inputs in;
@@ -498,14 +574,30 @@ int raised_in_child(const TempDir& dir, int signal, Before&& before) {
   return status;
 }
 
-TEST(NothingLost, AnInterruptAfterTheReportSaysItWasWritten) {
+TEST(NothingLost, AnInterruptAfterTheReportSaysWhatWasWrittenInOneLine) {
+  // It said "(the .npy was not)" also where no .npy was asked for, or after it was written, and began with a
+  // blank line where stderr is a file.
+  const std::string said = "suite: error: interrupted by SIGINT, the report was written to results/r.json";
+  const std::vector<std::pair<std::function<void()>, std::string>> cases = {
+      {[] { note_report_written("results/r.json", true); }, said + " (the .npy was not)\n"},  // while the .npy is written
+      {[] { note_report_written("results/r.json", false); }, said + "\n"},
+      {[] { note_report_written("results/r.json", true); note_npy_written(); }, said + "\n"},
+  };
+  for (const auto& [before, expected] : cases) {
+    TempDir dir;
+    const int status = raised_in_child(dir, SIGINT, before);
+    EXPECT_EQ(WEXITSTATUS(status), 130);
+    EXPECT_EQ(slurp(dir / "stderr"), expected);
+  }
+}
+
+TEST(NothingLost, ACpuTimeLimitEndsWithALineAndNoTemporaryFile) {
+  // `ulimit -t`: SIGXCPU's default action killed the suite without a word (exit 152).
   TempDir dir;
-  // as after the report, while the .npy is written
-  const int status = raised_in_child(dir, SIGINT, [] { note_report_written("results/r.json"); });
-  EXPECT_EQ(WEXITSTATUS(status), 130);
-  EXPECT_NE(slurp(dir / "stderr").find("interrupted by SIGINT, the report was written to results/r.json (the .npy was not)"),
-            std::string::npos)
-      << slurp(dir / "stderr");
+  const int status = raised_in_child(dir, SIGXCPU, [] {});
+  ASSERT_TRUE(WIFEXITED(status)) << "killed without the handler";
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGXCPU);
+  EXPECT_EQ(slurp(dir / "stderr"), "suite: error: stopped by SIGXCPU (the CPU time limit, ulimit -t), no report written\n");
 }
 
 // Under mpirun the first rank to exit with the agreed error makes mpirun terminate the others, which may
