@@ -40,7 +40,8 @@ std::string read_text_file(const fs::path& file, std::size_t max_bytes) {
 std::vector<double> parse_numbers(std::string_view text, const std::string& name) {
   std::vector<double> values;
   std::string token;
-  std::size_t i = 0;
+  // A UTF-8 byte-order mark (an editor's) is no part of the first number: it read "value 1 '5' is not a number".
+  std::size_t i = text.substr(0, 3) == "\xEF\xBB\xBF" ? 3 : 0;
   auto is_space = [](char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; };
   while (i < text.size()) {
     while (i < text.size() && is_space(text[i])) ++i;

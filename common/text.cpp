@@ -27,6 +27,18 @@ std::size_t utf8_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
+  std::uint32_t cp = static_cast<std::uint8_t>(s[i]) & (n == 1 ? 0x7F : 0x7F >> n);
+  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<std::uint8_t>(s[i + k]) & 0x3F);
+  return cp;
+}
+
+// C1 controls, the line and paragraph separators, and the direction embeddings, overrides and isolates: they
+// break a line on some terminals or reorder what it shows (a file name that reads as another).
+bool is_invisible_control(std::uint32_t cp) {
+  return (cp >= 0x80 && cp <= 0x9F) || (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 }  // namespace
 
 std::string display(std::string_view s) {
@@ -40,6 +52,13 @@ std::string display(std::string_view s) {
       std::snprintf(buf, sizeof buf, "\\x%02X", b);
       out += buf;
       ++i;
+      continue;
+    }
+    if (const std::uint32_t cp = code_point(s, i, n); is_invisible_control(cp)) {
+      char buf[12];
+      std::snprintf(buf, sizeof buf, "\\u{%04X}", unsigned(cp));
+      out += buf;
+      i += n;
       continue;
     }
     out.append(s.substr(i, n));

@@ -9,7 +9,8 @@
 
 namespace cnn {
 
-// Valid UTF-8 without control characters passes unchanged; every other byte becomes "\xNN".
+// Valid UTF-8 without control characters passes unchanged; every other byte becomes "\xNN", and C1 controls,
+// U+2028/2029 and the direction controls (U+202A-202E, U+2066-2069) "\u{XXXX}".
 std::string display(std::string_view bytes);
 inline std::string display(const std::filesystem::path& p) { return display(std::string_view(p.native())); }
 inline std::string display(const char* s) { return display(std::string_view(s)); }

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/errors.hpp"
+#include "common/text.hpp"
 #include "suite/build_info.hpp"
 
 namespace cnn {
@@ -36,21 +37,6 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
   }
   if (v == 0) throw UsageError(flag + " '" + text + "': must be at least 1");
   return v;
-}
-
-// The label is shown in tables and charts of reports from anywhere: C0 and C1 controls, DEL, U+2028/2029 (line
-// breaks to some viewers) and the direction embeddings and overrides U+202A-202E, U+2066-2069 (which reorder
-// what a table shows) are refused, in their UTF-8 bytes.
-bool has_control_character(const std::string& s) {
-  const auto at = [&](std::size_t i) { return i < s.size() ? static_cast<unsigned char>(s[i]) : 0u; };
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const unsigned c = at(i);
-    if (c < 0x20 || c == 0x7f) return true;
-    if (c == 0xc2 && at(i + 1) >= 0x80 && at(i + 1) <= 0x9f) return true;
-    if (c == 0xe2 && at(i + 1) == 0x80 && at(i + 2) >= 0xa8 && at(i + 2) <= 0xae) return true;
-    if (c == 0xe2 && at(i + 1) == 0x81 && at(i + 2) >= 0xa6 && at(i + 2) <= 0xa9) return true;
-  }
-  return false;
 }
 
 }  // namespace
@@ -138,9 +124,11 @@ Options parse_command_line(const std::vector<std::string>& args) {
     else if (flag == "--save-probs") o.save_probs = value();
     else if (flag == "--label") {
       o.label = value();
-      if (o.label.size() > 64 || has_control_character(o.label))
-        throw UsageError("--label: at most 64 bytes, no control characters (nor Unicode's line separators and "
-                         "direction overrides)");
+      // Shown in tables and charts of reports from anywhere: only text that display() leaves as it is (no control
+      // characters, C1 controls, line separators or direction overrides, which reorder a table's text; valid UTF-8).
+      if (o.label.size() > 64 || display(o.label) != o.label)
+        throw UsageError("--label: at most 64 bytes of UTF-8, no control characters (nor Unicode's line separators "
+                         "and direction overrides)");
     }
     else if (flag == "--mpi-mode") {
       const std::string v = value();

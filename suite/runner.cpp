@@ -606,6 +606,18 @@ int run(Options opt, const std::vector<std::string>& args, const std::vector<Reg
   return int(team.max(double(code)));  // rank 0's, on every rank
 }
 
+// An error line echoes what it was given (a 100 KB --backend was a 100 KB line): kept to a readable length, cut
+// between UTF-8 sequences.
+std::string shortened(std::string line) {
+  constexpr std::size_t kMax = 1000;
+  if (line.size() <= kMax) return line;
+  std::size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(line[cut]) & 0xC0) == 0x80) --cut;
+  const std::size_t left = line.size() - cut;
+  line.resize(cut);
+  return line + "... (" + std::to_string(left) + " more bytes)";
+}
+
 }  // namespace
 
 int suite_main(const std::vector<std::string>& args, const std::vector<RegistryEntry>& registry) {
@@ -618,12 +630,12 @@ int suite_main(const std::vector<std::string>& args, const std::vector<RegistryE
     collectively(*team, [&] { opt = parse_command_line(args); });
     code = run(opt, args, registry, *team, binding);
   } catch (const AgreedError& e) {  // every rank has it: rank 0 says it
-    if (team->rank() == 0) std::cerr << "suite: error: " << display(e.what()) << "\n";
+    if (team->rank() == 0) std::cerr << "suite: error: " << shortened(display(e.what())) << "\n";
     code = e.exit_code();
   } catch (...) {  // this rank's alone: it says so, and the job cannot end together
     const auto [own, message] = current_error();
     std::cerr << "suite: error: " << (team->size() > 1 ? "rank " + std::to_string(team->rank()) + ": " : "")
-              << display(message) << "\n";
+              << shortened(display(message)) << "\n";
     note_outcome(own);
     team->abort(own);
     return own;

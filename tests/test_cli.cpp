@@ -123,9 +123,10 @@ TEST(Cli, UsageErrorsExit2WithOneLine) {
       {{"--backend", kBaselineBackend + ":fast"}, kBaselineBackend + " has no variant 'fast' (variants: " + kBaselineVariant},
       {{"--warmup", "-1"}, "--warmup '-1': not a positive integer"},
       // DEL, a C1 control (U+0085) and a right-to-left override (U+202E) got into tables of reports from anywhere
-      {{"--label", "a\x7f" "b"}, "--label: at most 64 bytes, no control characters"},
-      {{"--label", "a\xc2\x85" "b"}, "--label: at most 64 bytes, no control characters"},
-      {{"--label", "a\xe2\x80\xae" "b"}, "--label: at most 64 bytes, no control characters"},
+      {{"--label", "a\x7f" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
+      {{"--label", "a\xc2\x85" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
+      {{"--label", "a\xe2\x80\xae" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
+      {{"--label", "a\xff" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
   };
   for (const auto& [args, fragment] : cases) {
     const Result r = run_in_process(args);

@@ -125,6 +125,9 @@ TEST(Weights, RejectsWrongHeaderCountAndNonNumbers) {
   expect_input_error([&] { parse_numbers("1 1e999", "x"); }, {"not finite"});
   expect_input_error([&] { parse_numbers("1 0.5abc", "x"); }, {"value 2", "'0.5abc' is not a number"});
   expect_input_error([&] { parse_numbers("1,2", "x"); }, {"not a number"});
+  // An editor's UTF-8 byte-order mark read as part of the first value: "value 1 '5' is not a number".
+  EXPECT_NO_THROW(parse_conv_weights("\xEF\xBB\xBF" + good, kConv1, "c1"));
+  expect_input_error([&] { parse_numbers("1 \xEF\xBB\xBF" "2", "x"); }, {"value 2", "is not a number"});
 }
 
 TEST(Weights, FcHeaderAndCount) {

@@ -508,10 +508,16 @@ TEST(NothingLost, DataBatchesInNaturalOrderAndEachFileOnce) {
 TEST(NothingLost, MessagesAreOneLineWhateverTheBytes) {
   EXPECT_EQ(display(std::string("a\0b\nc\x1b[31m\xff", 11)), "a\\x00b\\x0Ac\\x1B[31m\\xFF");
   EXPECT_EQ(display("naïve ✓"), "naïve ✓");
+  // A C1 control, a line separator and a right-to-left override: a break on some terminals, a name reordered.
+  EXPECT_EQ(display("a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xae" "d"), "a\\u{0085}b\\u{2028}c\\u{202E}d");
   const Result r = run_in_process({"--backend", std::string("x\ny\0z", 5), "--quiet"});
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("'x\\x0Ay\\x00z': unknown backend"), std::string::npos) << r.err;
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  const Result big = run_in_process({"--backend", std::string(100000, 'x') + "\xc3\xa9", "--quiet"});  // was one 100 KB line
+  EXPECT_EQ(big.code, 2);
+  EXPECT_LT(big.err.size(), 1100u) << big.err.size();
+  EXPECT_NE(big.err.find(" more bytes)\n"), std::string::npos) << big.err.substr(big.err.size() - 100);
 }
 
 TEST(NothingLost, EmptyValuesAndListItemsAreUsageErrors) {
