@@ -56,6 +56,21 @@ std::string size_text(std::size_t bytes) {
   return std::to_string(bytes) + " bytes";
 }
 
+// RAM plus swap (bytes) where Linux overcommits heuristically (vm.overcommit_memory 0, its default), which
+// refuses any one mapping larger than that; 0 elsewhere or where /proc cannot be read.
+std::size_t heuristic_overcommit_ceiling() {
+  std::ifstream mode("/proc/sys/vm/overcommit_memory");
+  int m = -1;
+  if (!(mode >> m) || m != 0) return 0;
+  std::ifstream info("/proc/meminfo");
+  std::string key;
+  std::size_t kib = 0, total = 0;
+  std::string unit;
+  while (info >> key >> kib >> unit)
+    if (key == "MemTotal:" || key == "SwapTotal:") total += kib * 1024;
+  return total;
+}
+
 }  // namespace
 
 int openmp_team_size(int requested) {
@@ -106,9 +121,23 @@ std::size_t openmp_thread_stack_size() {
 }
 
 void require_room_for_thread_stacks(int threads) {
+  if (threads <= 1) return;
   struct rlimit limit {};
-  if (threads <= 1 || ::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  const std::size_t cap = limit.rlim_cur, used = mapped_bytes(), stack = openmp_thread_stack_size();
+  // Threads count against the user's process limit (`ulimit -u`), which root is not held to.
+  if (::geteuid() != 0 && ::getrlimit(RLIMIT_NPROC, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY &&
+      std::size_t(threads) > limit.rlim_cur) {
+    throw UsageError("the process limit (ulimit -u " + std::to_string(limit.rlim_cur) + ") cannot hold " +
+                     std::to_string(threads) + " threads; use --threads " + std::to_string(limit.rlim_cur / 2) +
+                     " or fewer, or a higher ulimit -u");
+  }
+  const std::size_t stack = openmp_thread_stack_size();
+  if (const std::size_t ceiling = heuristic_overcommit_ceiling(); ceiling > 0 && stack > ceiling) {
+    throw UsageError("a thread stack of " + size_text(stack) + " (OMP_STACKSIZE or GOMP_STACKSIZE) is more than this "
+                     "machine's memory and swap (" + size_text(ceiling) + "), which Linux refuses to map; use a "
+                     "smaller one");
+  }
+  if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
+  const std::size_t cap = limit.rlim_cur, used = mapped_bytes();
   const std::size_t page = page_size();
   // Rounded to pages, plus the guard page; a stack near the limit (OMP_STACKSIZE=-1B wraps) counts as all of it.
   const std::size_t per_thread =

@@ -1,4 +1,4 @@
-// OpenMP threads' stacks against the address-space limit (RLIMIT_AS, `ulimit -v`). libgomp maps a stack
+// OpenMP threads against the limits that starting them meets (RLIMIT_AS, `ulimit -v`; memory; RLIMIT_NPROC). libgomp maps a stack
 // for each thread it starts at the first parallel region, and when a mapping fails it prints "Thread
 // creation failed" and aborts the process (SIGABRT, no clear line); the suite checks before that region.
 #pragma once
@@ -22,8 +22,9 @@ std::optional<std::size_t> parse_openmp_stacksize(const char* value);
 std::size_t openmp_thread_stack_size();
 
 // Throws UsageError (exit 2) when RLIMIT_AS is finite and what the process has mapped, plus the stacks of
-// `threads` threads, plus a margin for the run's first allocations, exceeds it. The line names the limit,
-// the stack size and how many threads would fit.
+// `threads` threads, plus a margin for the run's first allocations, exceeds it (the line names the limit, the
+// stack size and how many threads would fit); when one stack is larger than RAM plus swap under Linux's
+// heuristic overcommit (OMP_STACKSIZE=64G); when the threads exceed RLIMIT_NPROC (`ulimit -u`, not for root).
 void require_room_for_thread_stacks(int threads);
 
 }  // namespace cnn

@@ -597,6 +597,19 @@ TEST(CliBinary, ThreadStacksBeyondTheAddressSpaceLimitAreRefused) {
   }
 }
 
+// A thread stack larger than memory and swap, which Linux's default overcommit refuses to map: libgomp ended the
+// process with its own two lines, exit 1.
+TEST(CliBinary, AThreadStackBeyondMemoryIsRefused) {
+  TempDir dir;
+  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
+  CliResult r = run_suite_with_env(args, {"OMP_NUM_THREADS=2", "OMP_STACKSIZE=100000G"});
+  std::ifstream mode("/proc/sys/vm/overcommit_memory");
+  int m = -1;
+  if (!(mode >> m) || m != 0) GTEST_SKIP() << "Linux does not overcommit heuristically here";
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  expect_one_error_line(r.err, "a thread stack of 102400000 MiB (OMP_STACKSIZE or GOMP_STACKSIZE) is more than");
+}
+
 // OMP_STACKSIZE as libgomp reads it: kilobytes unless a unit says otherwise.
 TEST(ThreadStacks, SizesAreReadAsLibgompReadsThem) {
   EXPECT_EQ(parse_openmp_stacksize("8M"), std::optional<std::size_t>(8u << 20));

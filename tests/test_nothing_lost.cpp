@@ -432,6 +432,20 @@ TEST(NothingLost, AnotherUsersFileInAStickyFolderIsRefusedBeforeTheRun) {
   EXPECT_EQ(slurp(report), "root's");
 }
 
+TEST(NothingLost, MoreThreadsThanTheProcessLimitAreRefused) {
+  // `ulimit -u 20` and --threads 64: libgomp's "Thread creation failed", two lines, exit 1.
+  if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
+  Inputs in;
+  for (const fs::path& p : {in.dir.path, in.weights, in.data}) fs::permissions(p, fs::perms::all, fs::perm_options::add);
+  Launch how;
+  how.as_nobody = true;  // root is not held to the process limit
+  how.process_limit = 20;
+  const CliResult r = run_suite(in.args({"--threads", "64", "--output", "/dev/null"}), how);
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_EQ(r.err, "suite: error: the process limit (ulimit -u 20) cannot hold 64 threads; use --threads 10 or fewer, "
+                   "or a higher ulimit -u\n");
+}
+
 TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {
   if (const std::string why = why_nobody_cannot_run_the_suite(); !why.empty()) GTEST_SKIP() << why;
   Inputs in;

@@ -198,6 +198,7 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     if (how.ignore_sigint) ::signal(SIGINT, SIG_IGN);
     limit_child(RLIMIT_FSIZE, how.file_size_limit, "cannot set RLIMIT_FSIZE for", binary.c_str());
     limit_child(RLIMIT_AS, how.address_space_limit, "cannot set RLIMIT_AS for", binary.c_str());
+    limit_child(RLIMIT_NPROC, how.process_limit, "cannot set RLIMIT_NPROC for", binary.c_str());
     if (drop_root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) child_fails(125, "cannot become nobody to run", binary.c_str());
     ::execv(binary.c_str(), argv.data());
     child_fails(127, "cannot execute", binary.c_str());

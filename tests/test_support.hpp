@@ -47,6 +47,7 @@ struct Launch {
   bool as_nobody = false;
   long file_size_limit = -1;                    // RLIMIT_FSIZE in bytes (`ulimit -f`); -1: inherited
   long address_space_limit = -1;                // RLIMIT_AS in bytes (`ulimit -v` x 1024); -1: inherited
+  long process_limit = -1;                      // RLIMIT_NPROC (`ulimit -u`; root is not held to it); -1: inherited
   bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
   bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
   std::filesystem::path binary;                 // empty: the build tree's suite
