@@ -1,8 +1,12 @@
 #include "suite/reference.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <cmath>
+#include <cstdio>
 
+#include "common/errors.hpp"
+#include "common/text.hpp"
 #include "suite/thread_stacks.hpp"
 
 namespace cnn {
@@ -66,16 +70,23 @@ Planes relu_pool(const Planes& in, int next_pad) {
   return out;
 }
 
-}  // namespace
-
-std::vector<double> reference_conv1(const Network& net, const std::uint8_t* image) {
-  return conv(input_planes(image, kConv1.pad), net.conv1).v;
+// The largest magnitude among a layer's outputs, so far.
+void track(double& peak, const Planes& p) {
+  for (const double v : p.v) peak = std::max(peak, std::fabs(v));
 }
 
-std::array<double, kClasses> reference_forward(const Network& net, const std::uint8_t* image) {
-  Planes a = relu_pool(conv(input_planes(image, kConv1.pad), net.conv1), kConv2.pad);
-  a = relu_pool(conv(a, net.conv2), kConv3.pad);
-  a = relu_pool(conv(a, net.conv3), 0);  // 20 x 4 x 4, flattened c, y, x: the FC's canonical order
+// reference_forward, and the largest pre-activation it met (conv outputs and logits): above float32's range, no
+// FP32 backend can compute this image.
+std::array<double, kClasses> forward_with_peak(const Network& net, const std::uint8_t* image, double& peak) {
+  Planes c = conv(input_planes(image, kConv1.pad), net.conv1);
+  track(peak, c);
+  Planes a = relu_pool(c, kConv2.pad);
+  c = conv(a, net.conv2);
+  track(peak, c);
+  a = relu_pool(c, kConv3.pad);
+  c = conv(a, net.conv3);
+  track(peak, c);
+  a = relu_pool(c, 0);  // 20 x 4 x 4, flattened c, y, x: the FC's canonical order
 
   std::array<double, kClasses> z{};
   const int n_in = kFc.inputs();
@@ -83,6 +94,7 @@ std::array<double, kClasses> reference_forward(const Network& net, const std::ui
     double acc = net.fc.bias64[o];
     for (int i = 0; i < n_in; ++i) acc += net.fc.weights64[std::size_t(o) * n_in + i] * a.v[i];
     z[o] = acc;
+    peak = std::max(peak, std::fabs(acc));
   }
   const double zmax = *std::max_element(z.begin(), z.end());
   double sum = 0;
@@ -91,16 +103,39 @@ std::array<double, kClasses> reference_forward(const Network& net, const std::ui
   return z;
 }
 
+}  // namespace
+
+std::vector<double> reference_conv1(const Network& net, const std::uint8_t* image) {
+  return conv(input_planes(image, kConv1.pad), net.conv1).v;
+}
+
+std::array<double, kClasses> reference_forward(const Network& net, const std::uint8_t* image) {
+  double peak = 0;
+  return forward_with_peak(net, image, peak);
+}
+
 std::vector<double> reference_probs(const Network& net, const Dataset& data, std::size_t n, int threads) {
   std::vector<double> probs(n * kClasses);
   // The run's first parallel region, where libgomp would end the process if a thread's stack could not be
   // mapped: checked here, after the last large allocation before it.
   const int team = openmp_team_size(threads);
   require_room_for_thread_stacks(team);
+  std::vector<double> peaks(n, 0.0);  // each image's: an exception cannot leave the parallel region
 #pragma omp parallel for schedule(dynamic, 16) num_threads(team)
   for (std::ptrdiff_t i = 0; i < std::ptrdiff_t(n); ++i) {
-    const auto p = reference_forward(net, data.image(std::size_t(i)));
+    const auto p = forward_with_peak(net, data.image(std::size_t(i)), peaks[std::size_t(i)]);
     std::copy(p.begin(), p.end(), probs.begin() + i * kClasses);
+  }
+  // Weights within float32's range can still drive an activation beyond it (every weight 3e38): every FP32
+  // backend would then fail validation with an infinite difference, blamed on the backends. The weights are
+  // the bad input.
+  const auto first = std::find_if(peaks.begin(), peaks.end(), [](double p) { return !(p <= double(FLT_MAX)); });
+  if (first != peaks.end()) {
+    char value[32];
+    std::snprintf(value, sizeof value, "%.3g", *first);
+    throw InputError(display(net.source) + ": these weights drive an activation of image " +
+                     std::to_string(first - peaks.begin()) + " to " + value +
+                     ", beyond float32's range: no FP32 backend can compute it");
   }
   return probs;
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -175,6 +176,22 @@ TEST(Cli, BadDataOrWeightsExit3) {
   EXPECT_EQ(r.code, 3);
   expect_one_error_line(r.err, "weight folder not found");
   EXPECT_FALSE(fs::exists(dir / "r.json")) << "no report for a failed run";
+  // Every conv1 weight 3e38, within float32's range: the activations are not. It was exit 5, "validation failed
+  // for serial:naive ... max |p - p_fp64| inf", as if the backends were wrong.
+  fs::copy(data_dir() / "convnetjs-cifar10", dir / "huge");
+  std::istringstream conv1(read_text_file(dir / "huge" / "layer1_conv.txt"));
+  std::string header[4], text;
+  for (std::string& h : header) conv1 >> h;
+  text = header[0] + " " + header[1] + " " + header[2] + " " + header[3] + "\n";
+  for (int i = 0; i < 5 * 5 * 3 * 16 + 16; ++i) text += "3e38\n";
+  fs::remove(dir / "huge" / "layer1_conv.txt");
+  write_bytes(dir / "huge" / "layer1_conv.txt", text);
+  r = run_in_process({"--backend", kBaselineBackend, "--images", "2", "--weights", (dir / "huge").string(), "--output",
+                      (dir / "r.json").string(), "--quiet"});
+  EXPECT_EQ(r.code, 3) << r.err;
+  expect_one_error_line(r.err, "huge: these weights drive an activation of image 0 to ");
+  EXPECT_NE(r.err.find(", beyond float32's range: no FP32 backend can compute it"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(dir / "r.json"));
 }
 
 TEST(Cli, CorruptedBackendOutputFailsValidationWithExit5) {
