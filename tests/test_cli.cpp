@@ -177,7 +177,7 @@ TEST(Cli, BadDataOrWeightsExit3) {
   expect_one_error_line(r.err, "weight folder not found");
   EXPECT_FALSE(fs::exists(dir / "r.json")) << "no report for a failed run";
   // Every conv1 weight 3e38, within float32's range: the activations are not. It was exit 5, "validation failed
-  // for serial:naive ... max |p - p_fp64| inf", as if the backends were wrong.
+  // for <the baseline> ... max |p - p_fp64| inf", as if the backends were wrong.
   fs::copy(data_dir() / "convnetjs-cifar10", dir / "huge");
   std::istringstream conv1(read_text_file(dir / "huge" / "layer1_conv.txt"));
   std::string header[4], text;
