@@ -11,12 +11,22 @@
 # <build>: made here (scripts/verdict-build.sh) and carried over; mpirun is the machine's (OpenMPI 4.1).
 # The ranks take their share of the cores themselves (mpirun --bind-to none); the report names it.
 set -uo pipefail
-usage="usage: mpi-scaling.sh cpu|gpu <build> <out> <backend:variant>"
-kind=${1:?$usage}
-build=${2:?$usage}
-out=${3:?$usage}
-variant=${4:?$usage}
-mkdir -p "$out"
+if [ $# -ne 4 ] || [ -z "$2" ] || [ -z "$3" ] || [ -z "$4" ] || { [ "$1" != cpu ] && [ "$1" != gpu ]; }; then
+  echo "mpi-scaling.sh: usage: mpi-scaling.sh cpu|gpu <build> <out> <backend:variant>" >&2; exit 2
+fi
+kind=$1
+variant=$4
+# Relative arguments are the caller's; the data is named from the repository root.
+build=$(realpath -m -- "$2")
+out=$(realpath -m -- "$3")
+# Checked before any work: mpirun -q would fail every step without a word.
+[ -f "$build/bin/suite" ] && [ -x "$build/bin/suite" ] ||
+  { echo "mpi-scaling.sh: $2/bin/suite: no such program (make it with scripts/verdict-build.sh $kind)" >&2; exit 2; }
+command -v mpirun >/dev/null || { echo "mpi-scaling.sh: mpirun not found (install OpenMPI)" >&2; exit 2; }
+[ "$kind" = cpu ] || command -v nvidia-smi >/dev/null ||
+  { echo "mpi-scaling.sh: nvidia-smi not found: no NVIDIA driver here (run this on the GPU machine)" >&2; exit 4; }
+cd "$(dirname "$0")/.." || exit 2
+mkdir -p "$out" || exit 2
 suite=$build/bin/suite
 # OpenMPI refuses to start as root unless both are set (containers); harmless for other users.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -69,8 +79,5 @@ diff = max((abs(x - y) for x, y in zip(a, b)), default=0.0) if len(a) == len(b) 
 print(f"2 ranks against 1: {'same' if same else 'OTHER'} classes, max |p2 - p1| {diff:.3g}", "(bit for bit)" if diff == 0 else "")
 sys.exit(0 if same and diff <= 1e-4 else 1)
 PY
-else
-  echo "usage: mpi-scaling.sh cpu|gpu <build> <out> <backend:variant>" >&2
-  exit 2
 fi
 exit $status

@@ -11,10 +11,20 @@
 # <build>: made here by scripts/verdict-build.sh and carried over. Reports go to <out>; scripts/report
 # --portability reads them. A failing step is reported and the next one still runs.
 set -uo pipefail
-kind=${1:?usage: verdict-bench.sh gpu|cpu <build> <out>}
-build=${2:?usage: verdict-bench.sh gpu|cpu <build> <out>}
-out=${3:?usage: verdict-bench.sh gpu|cpu <build> <out>}
-mkdir -p "$out"
+if [ $# -ne 3 ] || [ -z "$2" ] || [ -z "$3" ] || { [ "$1" != cpu ] && [ "$1" != gpu ]; }; then
+  echo "verdict-bench.sh: usage: verdict-bench.sh gpu|cpu <build> <out>" >&2; exit 2
+fi
+kind=$1
+# Relative arguments are the caller's; the tools and data are named from the repository root.
+build=$(realpath -m -- "$2")
+out=$(realpath -m -- "$3")
+# Checked before any work: without them every step fails with its own traceback.
+[ -f "$build/bin/suite" ] && [ -x "$build/bin/suite" ] ||
+  { echo "verdict-bench.sh: $2/bin/suite: no such program (make it with scripts/verdict-build.sh $kind)" >&2; exit 2; }
+[ "$kind" = cpu ] || command -v nvidia-smi >/dev/null ||
+  { echo "verdict-bench.sh: nvidia-smi not found: no NVIDIA driver here (run this on the GPU machine)" >&2; exit 4; }
+cd "$(dirname "$0")/.." || exit 2
+mkdir -p "$out" || exit 2
 status=0
 step() { echo; echo "=== $* ($(date -u +%T))"; }
 # The libraries the GPU machine lacks travel packed (libdnnl alone is 40 MB of the 64 a call may carry).
@@ -26,12 +36,15 @@ py=/usr/bin/python3  # Debian's python3-torch here; the GPU machine's venv there
 [ -x /opt/torch/.venv/bin/python3 ] && py=/opt/torch/.venv/bin/python3
 
 if [ "$kind" = gpu ]; then
-  source "$(dirname "$0")/gpu-libs.sh"
+  source scripts/gpu-libs.sh
   suite=$build/bin/suite
   step "device"
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv
   step "the GPU's peaks: FP32 FMA, TF32 and FP16 tensor"
-  "$build/bin/gpu_peak" > "$out/gpu_peak.json" && cat "$out/gpu_peak.json" || status=1
+  # Into place only from a run that succeeded: an empty or partial file would be read as the peaks.
+  peak=$(mktemp "$out/.gpu_peak.XXXXXX") &&
+    { "$build/bin/gpu_peak" > "$peak" && mv -f "$peak" "$out/gpu_peak.json" && cat "$out/gpu_peak.json" ||
+      { rm -f "$peak"; false; }; } || status=1
   # Every built variant of kind gpu (manifests) but those its manifest calls "slow".
   fast=$(python3 scripts/backends --suite "$suite" --where kind=gpu --variants --fast)
   step "suite: $fast at 1200 and 50000 images"
