@@ -7,7 +7,13 @@
 # Read with sed, as scripts/install-deps.sh reads "packages" (before Python is installed): manifests keep one
 # field per line.
 set -uo pipefail
-field=${1:?usage: backend-hooks.sh FIELD [args...]}
+# Only the manifests' hook fields (README.md, "Adding a backend"): another field is a typo or no script.
+hooks="quick_start cpu_build gpu_build gpu_bench verdict_bench cpu_bench"
+case " $hooks " in
+  *" ${1:-} "*) [ -n "${1:-}" ] ;;
+  *) false ;;
+esac || { echo "backend-hooks.sh: usage: backend-hooks.sh ${hooks// /|} [args...]" >&2; exit 2; }
+field=$1
 shift
 backends=$(cd "$(dirname "$0")/../backends" && pwd)
 status=0

@@ -9,15 +9,23 @@
 #       Kokkos-CUDA and the backends built with nvcc, when its CUDA space is installed), as scripts/gpu-build.sh
 # Carry the folder(s) to the GPU machine; verdict-bench.sh cpu|gpu <dir> <out> runs them.
 set -euo pipefail
+if [ $# -lt 1 ] || [ $# -gt 2 ] || { [ "$1" != cpu ] && [ "$1" != gpu ]; } || [ "${2-x}" = "" ]; then
+  echo "verdict-build.sh: usage: verdict-build.sh cpu|gpu [dir]" >&2; exit 2
+fi
+kind=$1
+# A relative [dir] is the caller's; the default is the repository's.
+given=""; [ $# -lt 2 ] || given=$(realpath -m -- "$2")
 cd "$(dirname "$0")/.."
-kind=${1:?usage: verdict-build.sh cpu|gpu [dir]}
 if [ "$kind" = cpu ]; then
-  dir=${2:-build/verdict-cpu}
-  # What the backends' "cpu_build" hooks prepare (a toolchain) and the CMake arguments they print.
-  hook_args=$(scripts/backend-hooks.sh cpu_build)
+  dir=${given:-build/verdict-cpu}
+  # What the backends' "cpu_build" hooks prepare (a toolchain) and the CMake arguments they print, one a
+  # line, so that a clone path with a space stays one argument.
+  hook_out=$(scripts/backend-hooks.sh cpu_build)
+  hook_args=()
+  [ -z "$hook_out" ] || mapfile -t hook_args <<<"$hook_out"
   # The backends of kind cpu and portable (their manifests), the portable ones required.
-  # shellcheck disable=SC2086  # the flags are words
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v4 $hook_args \
+  # shellcheck disable=SC2046  # scripts/backends' flags are words without spaces
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release -DSUITE_MARCH=x86-64-v4 "${hook_args[@]}" \
     -DSUITE_BACKEND_KINDS="cpu;portable" $(scripts/backends --where kind=portable --cmake-on) \
     -DSUITE_BUILD_BENCHMARKS=ON -DBUILD_TESTING=OFF >/dev/null
   cmake --build "$dir" -j2 --target suite fma_peak
@@ -28,7 +36,7 @@ if [ "$kind" = cpu ]; then
   done
   tar -C "$dir" -cJf "$dir/runlibs.tar.xz" runlibs  # verdict-bench.sh unpacks it where the folder is missing
 else
-  dir=${2:-build/verdict-gpu}
+  dir=${given:-build/verdict-gpu}
   # As scripts/gpu-build.sh: backends whose libraries the GPU machine lacks ("host_libraries") and the one
   # that needs nvcc_wrapper (its "gpu_build" hook builds it) are left out; the CPU models run from the cpu build.
   main_off=$(scripts/backends --where '!host_libraries' --where '!cuda_build=nvcc_wrapper' --cmake-off)

@@ -1,0 +1,70 @@
+"""The build-side scripts with fake programs that log their arguments (nothing is built or downloaded):
+verdict-build.sh takes exactly cpu|gpu and keeps a hook's argument with a space as one argument;
+backend-hooks.sh takes only the manifests' hook fields."""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+SCRIPTS = Path(__file__).resolve().parents[1]
+REPO = SCRIPTS.parent
+# One argument a line, so that an argument with a space shows as one.
+LOGGER = '#!/bin/sh\nfor a in "$@"; do echo "$a"; done >> "$FAKE_LOG"\necho "--" >> "$FAKE_LOG"\n'
+
+
+def fake(path, text):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    path.chmod(0o755)
+
+
+def clone(tmp_path):
+    """A copy of the scripts and backends in a folder with a space, Kokkos' OpenMP space 'installed'."""
+    root = tmp_path / "sp ace" / "repo"
+    ignore = shutil.ignore_patterns("tests", "__pycache__", "*.cpp", "*.cu", "*.cuh", "*.hpp")
+    shutil.copytree(SCRIPTS, root / "scripts", ignore=ignore)
+    shutil.copytree(REPO / "backends", root / "backends", ignore=ignore)
+    config = root / "build" / "kokkos-install" / "openmp" / "lib" / "cmake" / "Kokkos" / "KokkosConfig.cmake"
+    config.parent.mkdir(parents=True)
+    config.write_text("")
+    bin_ = tmp_path / "fakebin"
+    for name in ("cmake", "apt-get", "nvidia-smi", "ninja"):
+        fake(bin_ / name, LOGGER)
+    env = dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}", FAKE_LOG=str(tmp_path / "log"))
+    return root, env
+
+
+def log(tmp_path):
+    path = tmp_path / "log"
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def test_verdict_build_cpu_keeps_a_clone_path_with_a_space_one_argument(tmp_path):
+    root, env = clone(tmp_path)
+    (tmp_path / "caller").mkdir()
+    # The fake cmake 'builds' nothing, so the step after the build (ldd of bin/suite) fails: stop there.
+    subprocess.run(["bash", str(root / "scripts" / "verdict-build.sh"), "cpu", "out dir"], cwd=tmp_path / "caller",
+                   env=env, capture_output=True, text=True, timeout=60)
+    args = log(tmp_path)
+    assert f"-DKokkos_ROOT={root}/build/kokkos-install/openmp" in args, args
+    assert str(tmp_path / "caller" / "out dir") in args, args  # a relative [dir] is the caller's
+
+
+def test_verdict_build_takes_only_cpu_or_gpu(tmp_path):
+    root, env = clone(tmp_path)
+    for args in (["GPU"], ["gpux"], ["cuda", "d"], [], ["cpu", ""], ["cpu", "a", "b"]):
+        done = subprocess.run(["bash", str(root / "scripts" / "verdict-build.sh"), *args], env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (args, done.stderr)
+        assert done.stderr.startswith("verdict-build.sh: usage: ") and log(tmp_path) == [], (args, done.stderr)
+
+
+def test_backend_hooks_takes_only_hook_fields(tmp_path):
+    for field in ("gpu_biuld", "kind", "a/b", "", "order", ".*"):
+        done = subprocess.run(["bash", str(SCRIPTS / "backend-hooks.sh"), field], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (field, done.stderr)
+        assert done.stderr.startswith("backend-hooks.sh: usage: ") and "gpu_build" in done.stderr, done.stderr
+    done = subprocess.run(["bash", str(SCRIPTS / "backend-hooks.sh")], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
