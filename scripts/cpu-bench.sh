@@ -5,14 +5,21 @@
 # the tables.
 # Usage: scripts/cpu-bench.sh [build-dir]   (default build/default, built by scripts/run-suite.sh)
 set -euo pipefail
+[ $# -le 1 ] && [ "${1-x}" != "" ] || { echo "cpu-bench.sh: usage: cpu-bench.sh [build-dir]" >&2; exit 2; }
+# Relative paths are the caller's; the defaults are the repository's.
+build=""; [ $# -eq 0 ] || build=$(realpath -m -- "$1")
+out=""; [ -z "${CPU_BENCH_OUT:-}" ] || out=$(realpath -m -- "$CPU_BENCH_OUT")
 cd "$(dirname "$0")/.."
-build=${1:-build/default}
-out=${CPU_BENCH_OUT:-results/cpu/$(hostname -s)}
-mkdir -p "$out"
+build=${build:-build/default}
+out=${out:-results/cpu/$(hostname -s)}
+# Checked before any work, and before the output folder exists: a failed run leaves no empty folder.
+[ -f "$build/CMakeCache.txt" ] ||
+  { echo "cpu-bench.sh: ${1:-$build}: no CMake build folder (make it with scripts/run-suite.sh)" >&2; exit 2; }
 all=$(nproc)
 py=/usr/bin/python3
 scripts/install-deps.sh core extra/peer  # Debian's python3-torch for the peer
 cmake --build "$build" -j"$all" --target suite layer_bench fma_peak
+mkdir -p "$out"
 run() { echo "+ $*" >&2; "$@"; }
 # The peer sweeps batch sizes (and eager vs TorchScript-frozen) at every image count; at 50000 images the
 # sweep takes minutes a thread count, so PEER_BATCH_50000_T1 / PEER_BATCH_50000_TALL (e.g. 64 / 512) run the

@@ -68,3 +68,17 @@ def test_backend_hooks_takes_only_hook_fields(tmp_path):
         assert done.stderr.startswith("backend-hooks.sh: usage: ") and "gpu_build" in done.stderr, done.stderr
     done = subprocess.run(["bash", str(SCRIPTS / "backend-hooks.sh")], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_cpu_bench_refuses_a_folder_without_a_build_before_making_its_output(tmp_path):
+    bin_ = tmp_path / "fakebin"
+    for name in ("cmake", "apt-get", "sudo"):
+        fake(bin_ / name, LOGGER)
+    env = dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}", FAKE_LOG=str(tmp_path / "log"),
+               CPU_BENCH_OUT=str(tmp_path / "out"))
+    (tmp_path / "no build").mkdir()
+    done = subprocess.run(["bash", str(SCRIPTS / "cpu-bench.sh"), "no build"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("cpu-bench.sh: no build: no CMake build folder"), done.stderr
+    assert not (tmp_path / "out").exists() and log(tmp_path) == []
