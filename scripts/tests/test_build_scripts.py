@@ -82,3 +82,26 @@ def test_cpu_bench_refuses_a_folder_without_a_build_before_making_its_output(tmp
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("cpu-bench.sh: no build: no CMake build folder"), done.stderr
     assert not (tmp_path / "out").exists() and log(tmp_path) == []
+
+
+def offload(tmp_path, *args):
+    bin_ = tmp_path / "fakebin"
+    for name in ("apt-get", "dpkg", "dpkg-query"):
+        fake(bin_ / name, LOGGER)
+    env = dict(os.environ, PATH=f"{bin_}:{os.environ['PATH']}", FAKE_LOG=str(tmp_path / "log"))
+    return subprocess.run(["bash", str(SCRIPTS / "gcc-offload-runtime.sh"), *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_gcc_offload_runtime_refuses_an_empty_or_missing_folder_before_downloading(tmp_path):
+    for args in ([""], [], ["no such build"]):
+        done = offload(tmp_path, *args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (args, done.stderr)
+        assert done.stderr.startswith("gcc-offload-runtime.sh: ") and log(tmp_path) == [], (args, done.stderr)
+
+
+def test_gcc_offload_runtime_takes_a_folder_named_with_a_leading_dash(tmp_path):
+    (tmp_path / "-build").mkdir()
+    done = offload(tmp_path, "-build")
+    # The fake apt-get downloads nothing, so the copy fails; the folder was made as a folder, not an option.
+    assert "invalid option" not in done.stderr and (tmp_path / "-build" / "offload-runtime").is_dir(), done.stderr
