@@ -32,6 +32,10 @@ if [ "${1:-}" = --quick-start ]; then
 fi
 openmp_only=false
 [ "${1:-}" = --openmp-only ] && { openmp_only=true; shift; }
+# Checked before any work: realpath would take an option (--help) and print its help as the prefix.
+if [ $# -gt 1 ] || [ "${1-x}" = "" ] || [ "${1:0:1}" = - ]; then
+  echo "build-kokkos.sh: usage: build-kokkos.sh [--openmp-only] [prefix] | --quick-start" >&2; exit 2
+fi
 prefix=$(realpath -m "${1:-$root/build/kokkos-install}")
 work=$root/build/kokkos-src
 cache=${SUITE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cnn-suite}

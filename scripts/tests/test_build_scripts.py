@@ -105,3 +105,16 @@ def test_gcc_offload_runtime_takes_a_folder_named_with_a_leading_dash(tmp_path):
     done = offload(tmp_path, "-build")
     # The fake apt-get downloads nothing, so the copy fails; the folder was made as a folder, not an option.
     assert "invalid option" not in done.stderr and (tmp_path / "-build" / "offload-runtime").is_dir(), done.stderr
+
+
+def test_build_kokkos_refuses_an_option_as_the_prefix_before_any_work(tmp_path):
+    root, env = clone(tmp_path)
+    for name in ("apt-get", "tee", "sudo", "tar", "patch", "dpkg-source"):
+        fake(tmp_path / "fakebin" / name, LOGGER)
+    env.update(SUITE_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    for args in (["--help"], ["--openmp-only", "-x"], [""], ["a", "b"]):
+        done = subprocess.run(["bash", str(root / "backends" / "kokkos" / "build-kokkos.sh"), *args], cwd=tmp_path,
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, (args, done.stdout, done.stderr)
+        assert done.stderr.startswith("build-kokkos.sh: usage: ") and done.stdout == "", (args, done.stderr)
+        assert log(tmp_path) == [] and not (root / "build" / "kokkos-src").exists(), args
