@@ -43,7 +43,7 @@ if [ "$kind" = gpu ]; then
   step "the GPU's peaks: FP32 FMA, TF32 and FP16 tensor"
   # Into place only from a run that succeeded: an empty or partial file would be read as the peaks.
   peak=$(mktemp "$out/.gpu_peak.XXXXXX") &&
-    { "$build/bin/gpu_peak" > "$peak" && mv -f "$peak" "$out/gpu_peak.json" && cat "$out/gpu_peak.json" ||
+    { "$build/bin/gpu_peak" > "$peak" && chmod 644 "$peak" && mv -f "$peak" "$out/gpu_peak.json" && cat "$out/gpu_peak.json" ||
       { rm -f "$peak"; false; }; } || status=1
   # Every built variant of kind gpu (manifests) but those its manifest calls "slow".
   fast=$(python3 scripts/backends --suite "$suite" --where kind=gpu --variants --fast)

@@ -124,6 +124,7 @@ def test_verdict_bench_gpu_writes_the_peaks_only_from_a_run_that_succeeded(tmp_p
     cwd, env = tree(tmp_path)
     done = run("verdict-bench.sh", ["gpu", "my build", "out"], cwd, env)
     assert json.loads((cwd / "out" / "gpu_peak.json").read_text()) == {"fp32": 1}, done.stdout + done.stderr
+    assert (cwd / "out" / "gpu_peak.json").stat().st_mode & 0o777 == 0o644  # as a redirect would make it
     assert "can't open file" not in done.stderr, done.stderr
     fake(cwd / "my build" / "bin" / "gpu_peak", "#!/bin/sh\nexit 3\n")
     (cwd / "out" / "gpu_peak.json").unlink()
