@@ -9,14 +9,29 @@
 # time and load average of each process), <out>/peer-K.log, <out>/ratio.md. Exit 0, or 1 when a run failed or did not validate.
 set -uo pipefail
 usage="usage: peer-ratio.sh <build> <out> <variant> <images> <threads> [pairs] [peer batch]"
-build=${1:?$usage} out=${2:?$usage} variant=${3:?$usage} images=${4:?$usage} threads=${5:?$usage}
+[ $# -ge 5 ] && [ $# -le 7 ] && [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ -n "$4" ] && [ -n "$5" ] ||
+  { echo "peer-ratio: $usage" >&2; exit 2; }
+# Path arguments are the caller's: resolved against the caller's folder before the cd to the repository.
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+build=$(abs "$1") out=$(abs "$2") variant=$3 images=$4 threads=$5
 pairs=${6:-8} batch=${7:-sweep} repeat=${PEER_RATIO_REPEAT:-5}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 2
+# Every argument is checked before the first run: a bad one would otherwise fail every pair, one by one.
+posint() { [[ $1 =~ ^[0-9]{1,9}$ ]] && ((10#$1 >= 1)); }
 [ -x "$build/bin/suite" ] || { echo "peer-ratio: $build/bin/suite: no such program" >&2; exit 2; }
-case "$pairs" in '' | *[!0-9]* | 0) echo "peer-ratio: pairs must be a positive whole number, not '$pairs'" >&2; exit 2 ;; esac
+[[ $pairs =~ ^[0-9]{1,4}$ ]] && ((10#$pairs >= 1 && 10#$pairs <= 1000)) ||
+  { echo "peer-ratio: pairs must be a whole number from 1 to 1000, not '$pairs'" >&2; exit 2; }
+posint "$images" || { echo "peer-ratio: images must be a positive whole number, not '$images'" >&2; exit 2; }
+posint "$threads" || { echo "peer-ratio: threads must be a positive whole number, not '$threads'" >&2; exit 2; }
+posint "$repeat" ||
+  { echo "peer-ratio: PEER_RATIO_REPEAT must be a positive whole number, not '$repeat'" >&2; exit 2; }
+pairs=$((10#$pairs)) images=$((10#$images)) threads=$((10#$threads)) repeat=$((10#$repeat))
+if { [ -e "$out" ] || [ -L "$out" ]; } && [ ! -d "$out" ]; then
+  echo "peer-ratio: $out: exists and is no folder" >&2; exit 2
+fi
 py=${PEER_RATIO_PYTHON:-/usr/bin/python3}  # the peer's Python: Debian's python3-torch
 "$py" -c 'import torch' 2>/dev/null || { echo "peer-ratio: $py cannot import torch (apt-get install python3-torch)" >&2; exit 2; }
-mkdir -p "$out"
+mkdir -p -- "$out" 2>/dev/null && [ -w "$out" ] || { echo "peer-ratio: $out: cannot create or write the folder" >&2; exit 2; }
 echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) logical cores" > "$out/order.txt"
 # Threads bound as for every CPU measurement of the suite (scripts/verdict-bench.sh), for both programs.
 export OMP_PROC_BIND=${OMP_PROC_BIND:-spread} OMP_PLACES=${OMP_PLACES:-threads}

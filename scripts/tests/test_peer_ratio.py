@@ -59,3 +59,53 @@ def test_bad_arguments_get_one_line_and_exit_2(tmp_path):
     missing = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), tmp_path / "nowhere", tmp_path / "o",
                               "serial:opt", "100", "1"], capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "no such program" in missing.stderr
+
+
+def fakes(root):
+    """A fake build and peer Python under root; returns the environment that points the script at them."""
+    (root / "b" / "bin").mkdir(parents=True)
+    for path in (root / "b" / "bin" / "suite", root / "python"):
+        path.write_text(FAKE)
+        path.chmod(0o755)
+    (root / "ours.txt").write_text("2.0")
+    (root / "peer.txt").write_text("16.0")
+    return dict(os.environ, PEER_RATIO_PYTHON=str(root / "python"), FAKE_OURS=str(root / "ours.txt"),
+                FAKE_PEER=str(root / "peer.txt"), PEER_RATIO_REPEAT="1")
+
+
+def test_a_missing_argument_is_one_usage_line_and_exit_2(tmp_path):
+    done = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), tmp_path / "b", tmp_path / "o"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("peer-ratio: usage: "), done.stderr
+
+
+def test_relative_paths_are_the_callers(tmp_path):
+    here = tmp_path / "a folder"
+    here.mkdir()
+    env = fakes(here)
+    done = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), "b", "out", "serial:opt", "100", "1", "1", "32"],
+                          capture_output=True, text=True, timeout=60, env=env, cwd=here)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (here / "out" / "ratio.md").is_file()
+    assert not (SCRIPTS.parent / "out").exists() and not (SCRIPTS.parent / "b").exists()
+
+
+def test_bad_counts_and_out_are_refused_before_any_run(tmp_path):
+    env = fakes(tmp_path)
+    (tmp_path / "file").write_text("keep")
+    cases = [(["abc", "1"], {}, "images"), (["-1", "1"], {}, "images"), (["100", "abc"], {}, "threads"),
+             (["100", "-1"], {}, "threads"), (["100", "0"], {}, "threads"),
+             (["100", "1", "99999999999999999999"], {}, "pairs"), (["100", "1", "1001"], {}, "pairs"),
+             (["100", "1"], {"PEER_RATIO_REPEAT": "abc"}, "PEER_RATIO_REPEAT"),
+             (["100", "1"], {"PEER_RATIO_REPEAT": "0"}, "PEER_RATIO_REPEAT")]
+    for extra, more, what in cases:
+        out = tmp_path / "out"
+        done = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), tmp_path / "b", out, "serial:opt", *extra],
+                              capture_output=True, text=True, timeout=60, env={**env, **more})
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and what in done.stderr, (extra, done.stderr)
+        assert not out.exists(), (extra, "no pair ran")
+    done = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), tmp_path / "b", tmp_path / "file", "serial:opt",
+                           "100", "1", "1"], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "file" in done.stderr, done.stderr
+    assert (tmp_path / "file").read_text() == "keep"
