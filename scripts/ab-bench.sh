@@ -14,31 +14,48 @@
 # Out: <out>/a/round-N.json, <out>/b/round-N.json, <out>/compare.md; exit: scripts/compare's (0 none slower).
 set -uo pipefail
 usage="usage: ab-bench.sh <build-a> <build-b> <out> <backend list> [rounds] [threshold]"
-a=${1:?$usage} b=${2:?$usage} out=${3:?$usage} list=${4:?$usage} rounds=${5:-2} threshold=${6:-2%}
-cd "$(dirname "$0")/.."
+[ $# -ge 4 ] && [ $# -le 6 ] && [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ -n "$4" ] ||
+  { echo "ab-bench: $usage" >&2; exit 2; }
+# Path arguments are the caller's: resolved against the caller's folder before the cd to the repository (an
+# absolute path also keeps an OUT such as -out from reading as an option).
+abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
+a=$(abs "$1") b=$(abs "$2") out=$(abs "$3") list=$4 rounds=${5:-2} threshold=${6:-2%}
+images=${AB_IMAGES:-1200,50000} repeat=${AB_REPEAT:-20}
+cd "$(dirname "$0")/.." || exit 2
 for build in "$a" "$b"; do
   [ -x "$build/bin/suite" ] || { echo "ab-bench: $build/bin/suite: no such program" >&2; exit 2; }
 done
 # Checked before any run, not after: a long A/B must not end in a usage error. The threshold's grammar is
 # compare's (suitereport/compare_main.py, parse_threshold), which needs a Python with numpy to import.
-[[ "$rounds" =~ ^[0-9]+$ ]] && [ "$rounds" -ge 1 ] && [ "$rounds" -le 1000 ] ||
+[[ "$rounds" =~ ^[0-9]{1,4}$ ]] && ((10#$rounds >= 1 && 10#$rounds <= 1000)) ||
   { echo "ab-bench: rounds must be a whole number from 1 to 1000, not '$rounds'" >&2; exit 2; }
+rounds=$((10#$rounds))
 [[ "$threshold" =~ ^\+?([0-9]+(\.[0-9]*)?|\.[0-9]+)%?$ ]] ||
   { echo "ab-bench: threshold must be a percentage such as 2%, not '$threshold'" >&2; exit 2; }
-mkdir -p "$out/a" "$out/b"
+[[ "$images" =~ ^[1-9][0-9]{0,8}(,[1-9][0-9]{0,8})*$ ]] ||
+  { echo "ab-bench: AB_IMAGES must be positive whole numbers separated by commas, not '$images'" >&2; exit 2; }
+[[ "$repeat" =~ ^[1-9][0-9]{0,8}$ ]] ||
+  { echo "ab-bench: AB_REPEAT must be a positive whole number, not '$repeat'" >&2; exit 2; }
+# scripts/compare needs numpy and scipy: the first Python that has them (the GPU machine's is its PyTorch one).
+for py in python3 /usr/bin/python3 ""; do [ -n "$py" ] && "$py" -c 'import numpy, scipy' 2>/dev/null && break; done
+[ -n "$py" ] || { echo "ab-bench: no Python with numpy and scipy: compare the reports elsewhere" >&2; exit 2; }
+if { [ -e "$out" ] || [ -L "$out" ]; } && [ ! -d "$out" ]; then
+  echo "ab-bench: $out: exists and is no folder" >&2; exit 2
+fi
+for side in a b; do
+  mkdir -p -- "$out/$side" 2>/dev/null && [ -w "$out/$side" ] ||
+    { echo "ab-bench: $out/$side: cannot create or write the folder" >&2; exit 2; }
+done
 run() {  # side build round
   local side=$1 build=$2 round=$3
   echo "=== $side ($build), round $round ($(date -u +%T))"
   # In a subshell: each build's own libraries first on the path (a carried GPU build's), nothing of the other's.
   (if [ -d "$build/offload-runtime" ] || [ -d "$build/lib" ]; then source scripts/gpu-libs.sh; fi
-   "$build/bin/suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend "$list" --images "${AB_IMAGES:-1200,50000}" \
-     --repeat "${AB_REPEAT:-20}" --quiet --format csv --output "$out/$side/round-$round.json") || echo "ab-bench: $side round $round failed"
+   "$build/bin/suite" --data data/cifar10 --weights data/convnetjs-cifar10 --backend "$list" --images "$images" \
+     --repeat "$repeat" --quiet --format csv --output "$out/$side/round-$round.json") || echo "ab-bench: $side round $round failed" >&2
 }
 for round in $(seq 1 "$rounds"); do
   if [ $((round % 2)) = 1 ]; then run a "$a" "$round"; run b "$b" "$round"; else run b "$b" "$round"; run a "$a" "$round"; fi
 done
-# scripts/compare needs numpy and scipy: the first Python that has them (the GPU machine's is its PyTorch one).
-for py in python3 /usr/bin/python3 ""; do [ -n "$py" ] && "$py" -c 'import numpy, scipy' 2>/dev/null && break; done
-[ -n "$py" ] || { echo "ab-bench: no Python with numpy and scipy: compare the reports elsewhere" >&2; exit 2; }
 "$py" scripts/compare "$out/a" "$out/b" --threshold "$threshold" --family --format md | tee "$out/compare.md"
 exit "${PIPESTATUS[0]}"

@@ -66,3 +66,46 @@ def test_bad_rounds_or_threshold_are_refused_before_any_run(tmp_path):
                               capture_output=True, text=True, timeout=60)
         assert done.returncode == 2 and done.stderr.count("\n") == 1 and what in done.stderr, done.stderr
         assert not out.exists(), "no round ran"
+
+
+def test_a_missing_argument_is_one_usage_line_and_exit_2(tmp_path):
+    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), tmp_path / "a", tmp_path / "b"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("ab-bench: usage: "), done.stderr
+
+
+def test_relative_paths_are_the_callers_and_an_out_may_start_with_a_dash(tmp_path):
+    here = tmp_path / "a folder"
+    fake_build(here / "a", 1.0)
+    fake_build(here / "b", 1.0)
+    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), "a", "b", "-out", "serial:opt", "1"],
+                          capture_output=True, text=True, timeout=120, cwd=here)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (here / "-out" / "b" / "round-1.json").is_file() and (here / "-out" / "compare.md").is_file()
+    assert not (SCRIPTS.parent / "-out").exists()
+
+
+def test_a_bad_out_or_run_setting_is_refused_before_any_run(tmp_path):
+    a = fake_build(tmp_path / "a", 1.0)
+    (tmp_path / "file").write_text("keep")
+    out = tmp_path / "out"
+    for env, target, what in (({"AB_REPEAT": "abc"}, out, "AB_REPEAT"), ({"AB_REPEAT": "0"}, out, "AB_REPEAT"),
+                              ({"AB_IMAGES": "abc"}, out, "AB_IMAGES"), ({"AB_IMAGES": "1200,"}, out, "AB_IMAGES"),
+                              ({"AB_IMAGES": "0"}, out, "AB_IMAGES"), ({}, tmp_path / "file", "file")):
+        done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, a, target, "serial:opt", "1"],
+                              capture_output=True, text=True, timeout=60, env={**os.environ, **env})
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and what in done.stderr, (env, done.stderr)
+        assert "===" not in done.stdout and not out.exists(), (env, "no round ran")
+    assert (tmp_path / "file").read_text() == "keep"
+
+
+def test_a_failed_round_is_said_on_stderr(tmp_path):
+    a = fake_build(tmp_path / "a", 1.0)
+    (tmp_path / "b" / "bin").mkdir(parents=True)
+    (tmp_path / "b" / "bin" / "suite").write_text("#!/bin/sh\nexit 1\n")
+    (tmp_path / "b" / "bin" / "suite").chmod(0o755)
+    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, tmp_path / "b", tmp_path / "out", "serial:opt",
+                           "1"], capture_output=True, text=True, timeout=120)
+    assert "ab-bench: b round 1 failed" in done.stderr, done.stderr
+    assert "round 1 failed" not in done.stdout, done.stdout
