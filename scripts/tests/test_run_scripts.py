@@ -48,3 +48,28 @@ def test_run_fuzzers_says_which_fuzzer_failed_and_how(tmp_path):
     assert done.returncode == 1, done.stdout + done.stderr
     assert "heap-buffer-overflow" in done.stdout, done.stdout
     assert "run-fuzzers: the cifar10 fuzzer failed (exit 77)" in done.stderr, done.stderr
+
+
+def test_run_tests_refuses_a_preset_that_is_no_workflow_before_removing_anything(tmp_path):
+    root = tmp_path / "a repo"
+    env = fake_repo(root, "run-tests.sh")
+    victim = tmp_path / "victim"  # build/../../victim from the repository
+    (victim / "CMakeFiles").mkdir(parents=True)
+    for name in ("Makefile", "CMakeCache.txt"):
+        (victim / name).write_text("keep")
+    for preset in ("../../victim", "debug", "", "no-such", "ci/x"):
+        done = subprocess.run(["bash", str(root / "scripts" / "run-tests.sh"), preset], capture_output=True,
+                              text=True, timeout=60, env=env)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and "preset" in done.stderr, (preset, done)
+        assert not (root / "log").exists(), (preset, "nothing installed or built")
+    assert (victim / "CMakeCache.txt").is_file() and (victim / "CMakeFiles").is_dir()
+
+
+def test_run_tests_takes_the_workflow_presets(tmp_path):
+    root = tmp_path / "a repo"
+    env = fake_repo(root, "run-tests.sh")
+    for preset in ([], ["ci"], ["asan"], ["default"]):
+        done = subprocess.run(["bash", str(root / "scripts" / "run-tests.sh"), *preset], capture_output=True,
+                              text=True, timeout=60, env=env)
+        assert done.returncode == 0, (preset, done.stderr)
+        assert f"--workflow --preset {preset[0] if preset else 'ci'}" in (root / "log").read_text()
