@@ -109,3 +109,14 @@ def test_a_failed_round_is_said_on_stderr(tmp_path):
                            "1"], capture_output=True, text=True, timeout=120)
     assert "ab-bench: b round 1 failed" in done.stderr, done.stderr
     assert "round 1 failed" not in done.stdout, done.stdout
+
+
+def test_no_python_with_numpy_is_refused_before_any_round(tmp_path):
+    a = fake_build(tmp_path / "a", 1.0)
+    (tmp_path / "hide").mkdir()
+    (tmp_path / "hide" / "numpy.py").write_text("raise ImportError('hidden by the test')\n")
+    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), a, a, tmp_path / "out", "serial:opt", "1"],
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(tmp_path / "hide")))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "numpy" in done.stderr, done.stderr
+    assert "===" not in done.stdout and not (tmp_path / "out").exists(), "no round ran"
