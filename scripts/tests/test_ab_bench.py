@@ -9,6 +9,7 @@ from pathlib import Path
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS / "tests"))
 
+from script_runs import assert_usage_refused, run_script  # noqa: E402
 from test_backfill import BENCH  # noqa: E402
 
 # The history tests' benchmark (a report with a time from factor.txt beside it), behind the suite's options.
@@ -69,10 +70,7 @@ def test_bad_rounds_or_threshold_are_refused_before_any_run(tmp_path):
 
 
 def test_a_missing_argument_is_one_usage_line_and_exit_2(tmp_path):
-    done = subprocess.run(["bash", str(SCRIPTS / "ab-bench.sh"), tmp_path / "a", tmp_path / "b"],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("ab-bench: usage: "), done.stderr
+    assert_usage_refused(run_script("ab-bench.sh", tmp_path / "a", tmp_path / "b"), "ab-bench")
 
 
 def test_relative_paths_are_the_callers_and_an_out_may_start_with_a_dash(tmp_path):

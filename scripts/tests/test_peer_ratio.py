@@ -4,9 +4,13 @@ makes it exit 1, and bad arguments get one line and exit 2."""
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(SCRIPTS / "tests"))
+
+from script_runs import assert_usage_refused, run_script  # noqa: E402
 
 # Writes a one-run report whose fastest pass is the number in the file named by the FAKE_MS variable (ours
 # and the peer read different files); FAKE_FAIL makes its validation fail.
@@ -74,10 +78,7 @@ def fakes(root):
 
 
 def test_a_missing_argument_is_one_usage_line_and_exit_2(tmp_path):
-    done = subprocess.run(["bash", str(SCRIPTS / "peer-ratio.sh"), tmp_path / "b", tmp_path / "o"],
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("peer-ratio: usage: "), done.stderr
+    assert_usage_refused(run_script("peer-ratio.sh", tmp_path / "b", tmp_path / "o"), "peer-ratio")
 
 
 def test_relative_paths_are_the_callers(tmp_path):
