@@ -6,31 +6,26 @@
 namespace cnn {
 namespace {
 
-// Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when it is not one.
-std::size_t utf8_length(std::string_view s, std::size_t i) {
+// Length of the valid UTF-8 sequence starting at s[i] (1-4), or 0 when it is not one; its code point in `cp`.
+std::size_t utf8_length(std::string_view s, std::size_t i, std::uint32_t& cp) {
   const auto byte = [&](std::size_t k) { return static_cast<std::uint8_t>(s[k]); };
   const std::uint8_t b = byte(i);
   std::size_t n = 0;
   std::uint32_t min = 0;
+  cp = b;
   if (b < 0x80) return 1;
   if ((b & 0xE0) == 0xC0) n = 2, min = 0x80;
   else if ((b & 0xF0) == 0xE0) n = 3, min = 0x800;
   else if ((b & 0xF8) == 0xF0) n = 4, min = 0x10000;
   else return 0;
   if (i + n > s.size()) return 0;
-  std::uint32_t cp = b & (0x7F >> n);
+  cp = b & (0x7F >> n);
   for (std::size_t k = 1; k < n; ++k) {
     if ((byte(i + k) & 0xC0) != 0x80) return 0;
     cp = (cp << 6) | (byte(i + k) & 0x3F);
   }
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;  // overlong, surrogate
   return n;
-}
-
-std::uint32_t code_point(std::string_view s, std::size_t i, std::size_t n) {
-  std::uint32_t cp = static_cast<std::uint8_t>(s[i]) & (n == 1 ? 0x7F : 0x7F >> n);
-  for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<std::uint8_t>(s[i + k]) & 0x3F);
-  return cp;
 }
 
 // C1 controls, the line and paragraph separators, and the direction embeddings, overrides and isolates: they
@@ -45,7 +40,8 @@ std::string display(std::string_view s) {
   std::string out;
   out.reserve(s.size());
   for (std::size_t i = 0; i < s.size();) {
-    const std::size_t n = utf8_length(s, i);
+    std::uint32_t cp = 0;
+    const std::size_t n = utf8_length(s, i, cp);
     const auto b = static_cast<unsigned char>(s[i]);
     if (n == 0 || (n == 1 && (b < 0x20 || b == 0x7F))) {
       char buf[5];
@@ -54,7 +50,7 @@ std::string display(std::string_view s) {
       ++i;
       continue;
     }
-    if (const std::uint32_t cp = code_point(s, i, n); is_invisible_control(cp)) {
+    if (is_invisible_control(cp)) {
       char buf[12];
       std::snprintf(buf, sizeof buf, "\\u{%04X}", unsigned(cp));
       out += buf;

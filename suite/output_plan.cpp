@@ -85,8 +85,10 @@ void check_output(const char* flag, const fs::path& p, bool create_directory, co
   }
   // The report replaces the link, not what it points to (--output /dev/stderr replaced that link with a file).
   if (is_link(p)) output_error(p, "is a symbolic link: name the file itself (the link would be replaced, not written through)");
+  const fs::path dir = directory_of(p);
+  const auto dst = stat_of(dir);
   const std::string name = p.filename().native();
-  const long name_max = ::pathconf(directory_of(p).c_str(), _PC_NAME_MAX);
+  const long name_max = ::pathconf(dir.c_str(), _PC_NAME_MAX);
   if (name.size() > std::size_t(name_max > 0 ? name_max : NAME_MAX)) {
     output_error(p, "file name too long (" + std::to_string(name.size()) + " bytes, at most " +
                         std::to_string(name_max > 0 ? name_max : NAME_MAX) + ")");
@@ -101,7 +103,7 @@ void check_output(const char* flag, const fs::path& p, bool create_directory, co
     if (S_ISDIR(st->st_mode)) output_error(p, "is a directory");
     if (S_ISCHR(st->st_mode)) return;  // /dev/null, /dev/full: written in place
     if (!S_ISREG(st->st_mode)) output_error(p, std::string("is ") + kind_of(st->st_mode) + ", not a regular file");
-    if (const auto dst = stat_of(directory_of(p))) {
+    if (dst) {
       for (const auto& [folder, fst] : input_folders) {
         if (same_file(*dst, fst)) {
           throw UsageError(std::string(flag) + " '" + display(p) + "' is a file in the input folder '" + display(folder) +
@@ -114,13 +116,10 @@ void check_output(const char* flag, const fs::path& p, bool create_directory, co
     if (fd >= 0) ::close(fd);
     else if (errno == EPERM || errno == EROFS || errno == ETXTBSY) output_error(p, std::string("cannot be replaced (") + std::strerror(errno) + ")");
     // Another user's file in a sticky folder (/tmp) can be opened but not renamed over.
-    const auto dst = stat_of(directory_of(p));
     const uid_t me = ::geteuid();
     if (dst && (dst->st_mode & S_ISVTX) && me != 0 && st->st_uid != me && dst->st_uid != me)
       output_error(p, "cannot be replaced (another user's file in a sticky folder such as /tmp)");
   }
-  const fs::path dir = directory_of(p);
-  const auto dst = stat_of(dir);
   if (!dst && create_directory) return check_creatable(p, dir);
   if (!dst) output_error(p, "directory '" + display(dir) + "' does not exist");
   if (!S_ISDIR(dst->st_mode)) output_error(p, "'" + display(dir) + "' is not a directory");

@@ -16,16 +16,17 @@ namespace cnn::kokkos {
 // What Kokkos::initialize would not survive, or would stop the process over with several lines: one line instead.
 void check_thread_count(int threads) {
   const char* v = std::getenv("KOKKOS_NUM_THREADS");  // digits only: bad_environment() refused anything else
+  const long from_env = v ? std::strtol(v, nullptr, 10) : 0;
 #if defined(KOKKOS_ENABLE_OPENMP)
   if constexpr (std::is_same_v<Space, Kokkos::OpenMP>) {
     constexpr int kMax = Kokkos::Impl::OpenMPExec::MAX_THREAD_COUNT;  // its per-thread data; beyond it, heap corruption
-    const int used = threads > 0 ? threads : v ? int(std::strtol(v, nullptr, 10)) : omp_get_max_threads();
+    const long used = threads > 0 ? threads : v ? from_env : omp_get_max_threads();
     if (used > kMax)
       throw UsageError(std::to_string(used) + " threads: Kokkos::OpenMP runs at most " + std::to_string(kMax) +
                        " (--threads, OMP_NUM_THREADS or KOKKOS_NUM_THREADS)");
   }
 #endif
-  if (v && threads > 0 && std::strtol(v, nullptr, 10) != threads)
+  if (v && threads > 0 && from_env != threads)
     throw UsageError(std::string("KOKKOS_NUM_THREADS=") + display(v) + " differs from this run's " + std::to_string(threads) +
                      " threads (--threads, OMP_NUM_THREADS or every logical core), which Kokkos refuses: unset it");
 }
