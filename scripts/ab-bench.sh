@@ -18,8 +18,7 @@ usage="usage: ab-bench.sh <build-a> <build-b> <out> <backend list> [rounds] [thr
   { echo "ab-bench: $usage" >&2; exit 2; }
 # Path arguments are the caller's: resolved against the caller's folder before the cd to the repository (an
 # absolute path also keeps an OUT such as -out from reading as an option).
-abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-a=$(abs "$1") b=$(abs "$2") out=$(abs "$3") list=$4 rounds=${5:-2} threshold=${6:-2%}
+a=$(realpath -m -- "$1") b=$(realpath -m -- "$2") out=$(realpath -m -- "$3") list=$4 rounds=${5:-2} threshold=${6:-2%}
 images=${AB_IMAGES:-1200,50000} repeat=${AB_REPEAT:-20}
 cd "$(dirname "$0")/.." || exit 2
 for build in "$a" "$b"; do

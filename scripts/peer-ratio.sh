@@ -12,8 +12,7 @@ usage="usage: peer-ratio.sh <build> <out> <variant> <images> <threads> [pairs] [
 [ $# -ge 5 ] && [ $# -le 7 ] && [ -n "$1" ] && [ -n "$2" ] && [ -n "$3" ] && [ -n "$4" ] && [ -n "$5" ] ||
   { echo "peer-ratio: $usage" >&2; exit 2; }
 # Path arguments are the caller's: resolved against the caller's folder before the cd to the repository.
-abs() { case $1 in /*) printf '%s\n' "$1" ;; *) printf '%s\n' "$PWD/$1" ;; esac; }
-build=$(abs "$1") out=$(abs "$2") variant=$3 images=$4 threads=$5
+build=$(realpath -m -- "$1") out=$(realpath -m -- "$2") variant=$3 images=$4 threads=$5
 pairs=${6:-8} batch=${7:-sweep} repeat=${PEER_RATIO_REPEAT:-5}
 cd "$(dirname "$0")/.." || exit 2
 # Every argument is checked before the first run: a bad one would otherwise fail every pair, one by one.
