@@ -25,7 +25,8 @@ if [ "${1:-}" = --quick-start ]; then
     grep -q '^build-kokkos: openmp space up to date' "$log" ||
       echo "kokkos: built Kokkos' OpenMP space into build/kokkos-install/openmp ($(( $(date +%s) - t0 )) s)"
   else
-    why=$(grep '^build-kokkos: error: ' "$log" | tail -1 | sed 's/^build-kokkos: error: //')
+    # `|| true`: a log without an error line (set -e, pipefail) must still give the note, not end this script.
+    why=$(grep '^build-kokkos: error: ' "$log" | tail -1 | sed 's/^build-kokkos: error: //' || true)
     echo "kokkos: note: Kokkos' OpenMP space not built (${why:-see build/kokkos-src/quick-start.log}): the kokkos backend runs on Debian's Kokkos, Serial space, one thread"
   fi
   exit 0
@@ -33,7 +34,7 @@ fi
 openmp_only=false
 [ "${1:-}" = --openmp-only ] && { openmp_only=true; shift; }
 # Checked before any work: realpath would take an option (--help) and print its help as the prefix.
-if [ $# -gt 1 ] || [ "${1-x}" = "" ] || [ "${1:0:1}" = - ]; then
+if [ $# -gt 1 ] || [ "${1-x}" = "" ] || [[ ${1-} == -* ]]; then
   echo "build-kokkos.sh: usage: build-kokkos.sh [--openmp-only] [prefix] | --quick-start" >&2; exit 2
 fi
 prefix=$(realpath -m "${1:-$root/build/kokkos-install}")

@@ -118,3 +118,20 @@ def test_build_kokkos_refuses_an_option_as_the_prefix_before_any_work(tmp_path):
         assert done.returncode == 2 and done.stderr.count("\n") == 1, (args, done.stdout, done.stderr)
         assert done.stderr.startswith("build-kokkos.sh: usage: ") and done.stdout == "", (args, done.stderr)
         assert log(tmp_path) == [] and not (root / "build" / "kokkos-src").exists(), args
+
+
+def test_build_kokkos_quick_start_without_a_prefix_gives_its_note_and_exit_0(tmp_path):
+    # With no prefix the argument check read an unset $1 (set -u: "unbound variable"), and the quick start, finding
+    # no error line in the log, ended in its own `grep` (set -e, pipefail): exit 1, and CI's quick start ran the
+    # kokkos backend on Debian's Serial Kokkos without saying why.
+    root, env = clone(tmp_path)
+    (root / "build" / "kokkos-install").rename(root / "build" / "not-installed")
+    for name in ("apt-get", "tee", "sudo", "tar", "patch", "dpkg-source"):
+        fake(tmp_path / "fakebin" / name, LOGGER)
+    env.update(SUITE_CACHE_DIR=str(tmp_path / "cache"), HOME=str(tmp_path))
+    done = subprocess.run(["bash", str(root / "backends" / "kokkos" / "build-kokkos.sh"), "--quick-start"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, (done.stdout, done.stderr)
+    assert done.stdout.startswith("kokkos: note: Kokkos' OpenMP space not built"), done.stdout
+    quick_log = (root / "build" / "kokkos-src" / "quick-start.log").read_text()
+    assert "unbound variable" not in quick_log and "usage" not in quick_log, quick_log
