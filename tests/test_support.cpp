@@ -226,7 +226,9 @@ Interrupted interrupt_suite(int sig, int after_ms, const std::string& images, bo
     const int null = ::open("/dev/null", O_WRONLY);
     ::dup2(null, 1);
     ::dup2(err, 2);
-    if (ignore_sigint) ::signal(SIGINT, SIG_IGN);
+    // Set either way: a background job of a non-interactive shell starts with SIGINT ignored, and the suite
+    // keeps a disposition it inherits as ignored.
+    ::signal(SIGINT, ignore_sigint ? SIG_IGN : SIG_DFL);
     ::execl(SUITE_BINARY, SUITE_BINARY, "--backend", kBaseline.c_str(), "--images", images.c_str(), "--repeat", "1",
             "--warmup", "0", "--output", (dir / "r.json").c_str(), static_cast<char*>(nullptr));
     child_fails(127, "cannot execute", SUITE_BINARY);
