@@ -176,22 +176,43 @@ TEST(Cli, BadDataOrWeightsExit3) {
   EXPECT_EQ(r.code, 3);
   expect_one_error_line(r.err, "weight folder not found");
   EXPECT_FALSE(fs::exists(dir / "r.json")) << "no report for a failed run";
-  // Every conv1 weight 3e38, within float32's range: the activations are not. It was exit 5, "validation failed
-  // for <the baseline> ... max |p - p_fp64| inf", as if the backends were wrong.
-  fs::copy(data_dir() / "convnetjs-cifar10", dir / "huge");
-  std::istringstream conv1(read_text_file(dir / "huge" / "layer1_conv.txt"));
-  std::string header[4], text;
-  for (std::string& h : header) conv1 >> h;
-  text = header[0] + " " + header[1] + " " + header[2] + " " + header[3] + "\n";
-  for (int i = 0; i < 5 * 5 * 3 * 16 + 16; ++i) text += "3e38\n";
-  fs::remove(dir / "huge" / "layer1_conv.txt");
-  write_bytes(dir / "huge" / "layer1_conv.txt", text);
-  r = run_in_process({"--backend", kBaselineBackend, "--images", "2", "--weights", (dir / "huge").string(), "--output",
-                      (dir / "r.json").string(), "--quiet"});
-  EXPECT_EQ(r.code, 3) << r.err;
-  expect_one_error_line(r.err, "huge: these weights drive an activation of image 0 to ");
-  EXPECT_NE(r.err.find(", beyond float32's range: no FP32 backend can compute it"), std::string::npos) << r.err;
-  EXPECT_FALSE(fs::exists(dir / "r.json"));
+}
+
+// `file` of a weight folder rewritten with every weight and bias `value`, its header kept.
+void fill_weights(const fs::path& folder, const std::string& file, const std::string& value) {
+  std::istringstream in(read_text_file(folder / file));
+  const int header_words = file.find("_fc") != std::string::npos ? 2 : 4;  // "inputs outputs", "k k in out"
+  std::string text;
+  long count = 1, outputs = 0;
+  for (int i = 0; i < header_words; ++i) {
+    std::string word;
+    in >> word;
+    text += word + (i + 1 < header_words ? " " : "\n");
+    count *= std::stol(word);
+    outputs = std::stol(word);
+  }
+  for (long i = 0; i < count + outputs; ++i) text += value + "\n";
+  fs::remove(folder / file);
+  write_bytes(folder / file, text);
+}
+
+// Weights within float32's range whose activations are not, in each layer alone (the later layers' weights
+// scaled down, so that only that layer's outputs are out of range): bad input, exit 3. It was exit 5,
+// "validation failed for <the baseline> ... max |p - p_fp64| inf", as if the backends were wrong.
+TEST(Cli, WeightsThatDriveALayerBeyondFloat32AreBadInput) {
+  const std::vector<std::string> layers = {"layer1_conv.txt", "layer4_conv.txt", "layer7_conv.txt", "layer10_fc.txt"};
+  for (std::size_t k = 0; k < layers.size(); ++k) {
+    TempDir dir;
+    fs::copy(data_dir() / "convnetjs-cifar10", dir / "huge");
+    fill_weights(dir / "huge", layers[k], "3e38");
+    for (std::size_t later = k + 1; later < layers.size(); ++later) fill_weights(dir / "huge", layers[later], "1e-37");
+    const Result r = run_in_process({"--backend", kBaselineBackend, "--images", "2", "--weights",
+                                     (dir / "huge").string(), "--output", (dir / "r.json").string(), "--quiet"});
+    EXPECT_EQ(r.code, 3) << layers[k] << ": " << r.err;
+    expect_one_error_line(r.err, "huge: these weights drive an activation of image 0 to ");
+    EXPECT_NE(r.err.find(", beyond float32's range: no FP32 backend can compute it"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(dir / "r.json"));
+  }
 }
 
 TEST(Cli, CorruptedBackendOutputFailsValidationWithExit5) {

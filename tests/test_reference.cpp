@@ -64,7 +64,12 @@ TEST(Validation, PassesFp32RoundingAndCatchesRealErrors) {
 
   p = as_float(ref);
   p[7 * 10 + 2] = NAN;
-  EXPECT_FALSE(validate(p.data(), 37, ref, 37).passed);
+  v = validate(p.data(), 37, ref, 37);
+  EXPECT_FALSE(v.passed);
+  // NaN would compare false with every later difference and, merged, give way to a finite one: a failed run
+  // would show a difference within tolerance.
+  EXPECT_EQ(v.max_abs_prob_diff, INFINITY);
+  EXPECT_EQ(v.worst_image, 7u);
 }
 
 TEST(Validation, SwappedTop1IsAMismatchUnlessTheReferenceTies) {
@@ -80,6 +85,18 @@ TEST(Validation, SwappedTop1IsAMismatchUnlessTheReferenceTies) {
   EXPECT_EQ(v.top1_mismatches, 0u);
   EXPECT_EQ(v.near_ties, 1u);
   EXPECT_TRUE(v.passed);
+}
+
+// Each probability within tolerance, yet the top class swapped where the reference's two are 1.2e-4 apart:
+// a wrong answer that only the top-1 check sees.
+TEST(Validation, ATop1MismatchFailsWithEveryProbabilityWithinTolerance) {
+  const std::vector<double> ref = {0.40006, 0.39994, 0.2, 0, 0, 0, 0, 0, 0, 0};
+  const std::vector<float> p = {0.39999f, 0.40001f, 0.2f, 0, 0, 0, 0, 0, 0, 0};
+  const Validation v = validate(p.data(), 1, ref, 1);
+  ASSERT_LE(v.max_abs_prob_diff, v.tolerance);
+  EXPECT_EQ(v.top1_mismatches, 1u);
+  EXPECT_EQ(v.near_ties, 0u);
+  EXPECT_FALSE(v.passed);
 }
 
 // A run validates its forward pass and its end-to-end pass over the same images: the merged counts are the
@@ -101,6 +118,24 @@ TEST(Validation, TwoPassesOfTheSameImagesCountTheWorse) {
   EXPECT_EQ(v.compared, 37u);
   EXPECT_EQ(v.top1_mismatches, 4u);  // summed, 7
   EXPECT_EQ(v.near_ties, 0u);
+}
+
+// One pass failing is the run failing, whichever of the two it is; the larger difference names its image.
+TEST(Validation, AMergedRunFailsWhenEitherPassFailed) {
+  const auto& ref = reference_first(37);
+  const std::vector<float> good = as_float(ref);
+  std::vector<float> bad = good;
+  bad[9 * 10 + 4] += 2e-4f;
+  const Validation passing = validate(good.data(), 37, ref, 37), failing = validate(bad.data(), 37, ref, 37);
+  ASSERT_TRUE(passing.passed);
+  ASSERT_FALSE(failing.passed);
+  for (const bool failing_first : {false, true}) {
+    Validation v = failing_first ? failing : passing;
+    merge(v, failing_first ? passing : failing);
+    EXPECT_FALSE(v.passed) << failing_first;
+    EXPECT_EQ(v.worst_image, 9u) << failing_first;
+    EXPECT_NEAR(v.max_abs_prob_diff, 2e-4, 1e-6) << failing_first;
+  }
 }
 
 TEST(Validation, CyclesThroughTheReference) {
