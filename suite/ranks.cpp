@@ -12,13 +12,6 @@ namespace {
 
 const char* mode_name(MpiMode mode) { return mode == MpiMode::split ? "split" : "replicate"; }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 // A rank's difference: JSON has no Inf, so a NaN or Inf output arrives as null.
 double difference(const json& x) { return x.is_number() ? x.get<double>() : INFINITY; }
 

@@ -13,13 +13,6 @@ using json = nlohmann::ordered_json;
 
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 json ordered_object(const std::vector<std::pair<std::string, double>>& kv) {
   json o = json::object();
   for (const auto& [k, v] : kv) o[k] = v;
@@ -27,6 +20,13 @@ json ordered_object(const std::vector<std::pair<std::string, double>>& kv) {
 }
 
 }  // namespace
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t m = v.size() / 2;
+  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+}
 
 double RunRecord::forward_median_ms() const { return median(forward_samples_ms); }
 

@@ -46,6 +46,9 @@ struct RunRecord {
   double images_per_s() const;
 };
 
+// The middle value (the mean of the two middle ones for an even count); 0 for none.
+double median(std::vector<double> v);
+
 struct ReportMeta {
   int threads_requested = 0;  // --threads (0: the default, all logical cores)
   std::string label;          // --label: the user's name for this machine (empty: none)
