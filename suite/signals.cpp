@@ -50,7 +50,10 @@ extern "C" void on_signal(int sig) {
 }  // namespace
 
 void install_signal_handlers() {
+  // A run starts with nothing written and nothing decided, also the second run of one process (the tests').
   g_outcome = -1;
+  g_report_written = false;
+  g_npy_pending = false;
   g_stderr_is_terminal = ::isatty(STDERR_FILENO) == 1;
   for (const Terminating& t : kTerminating) {
     struct sigaction old {};
