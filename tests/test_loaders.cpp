@@ -116,6 +116,15 @@ TEST(Weights, RejectsWrongHeaderCountAndNonNumbers) {
   expect_input_error([&] { parse_conv_weights("", kConv1, "c1"); }, {"empty"});
   expect_input_error([&] { parse_conv_weights("5 5", kConv1, "c1"); }, {"header is incomplete"});
   expect_input_error([&] { parse_conv_weights("5 5 3 16.5\n", kConv1, "c1"); }, {"not a positive integer"});
+  // Each header field on its own: any one that differs from the network is refused.
+  const std::string body = good.substr(good.find('\n') + 1);
+  for (const char* header : {"3 5 3 16", "5 3 3 16", "5 5 1 16"})
+    expect_input_error([&] { parse_conv_weights(header + std::string("\n") + body, kConv1, "c1"); },
+                       {"c1", std::string("header '") + header + "' does not match the network (5 5 3 16)"});
+  // 0, and a count beyond int, are no positive integers (the cast of 1e20 to int is undefined).
+  for (const char* header : {"0 5 3 16", "5 5 3 1e20", "5 -5 3 16"})
+    expect_input_error([&] { parse_conv_weights(header + std::string("\n") + body, kConv1, "c1"); },
+                       {"c1", "is not a positive integer"});
   std::string nan = good;  // the first weight becomes "nan"
   const auto first = nan.find('\n') + 1;
   nan.replace(first, nan.find('\n', first) - first, "nan");
