@@ -29,7 +29,7 @@ std::size_t parse_count(const std::string& flag, const std::string& text, std::s
   std::size_t v = 0;
   const char* end = text.data() + text.size();
   const auto [ptr, ec] = std::from_chars(text.data(), end, v);
-  if (text.empty() || ec == std::errc::invalid_argument || ptr != end || text[0] == '+') {
+  if (text.empty() || ec == std::errc::invalid_argument || ptr != end) {  // from_chars takes no sign
     throw UsageError(flag + " '" + text + "': not a positive integer");
   }
   if (ec == std::errc::result_out_of_range || v > max) {

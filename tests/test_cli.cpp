@@ -15,6 +15,7 @@
 
 #include "common/nvidia_driver.hpp"
 #include "common/variant_table.hpp"
+#include "suite/cli.hpp"
 #include "suite/energy.hpp"
 #include "suite/runner.hpp"
 #include "suite/system_info.hpp"
@@ -128,6 +129,14 @@ TEST(Cli, UsageErrorsExit2WithOneLine) {
       {{"--label", "a\xc2\x85" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
       {{"--label", "a\xe2\x80\xae" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
       {{"--label", "a\xff" "b"}, "--label: at most 64 bytes of UTF-8, no control characters"},
+      {{"--label", std::string(65, 'x')}, "--label: at most 64 bytes of UTF-8"},
+      {{"--images", "+5"}, "--images '+5': not a positive integer"},
+      {{"--images", "10000001"}, "--images '10000001': too large (at most 10000000)"},
+      {{"--threads", "4097"}, "--threads '4097': too large (at most 4096)"},
+      {{"--data", "a.bin", ""}, "--data: an empty path"},
+      {{"--output="}, "--output: needs a value"},
+      {{"--quiet=yes"}, "--quiet takes no value"},
+      {{"--list=1"}, "--list takes no value"},
   };
   for (const auto& [args, fragment] : cases) {
     const Result r = run_in_process(args);
@@ -142,6 +151,15 @@ TEST(Cli, AWarmupOfZeroMayBeWrittenWithLeadingZeros) {
   const Result r = run_in_process({"--backend", kBaseline, "--images", "3", "--repeat", "1", "--warmup", "00", "--quiet",
                                    "--label", "h\xc3\xb6st \xe2\x80\x94 one", "--output", (dir / "r.json").string()});
   EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(Cli, EachLimitItselfIsAllowed) {
+  const Options o = parse_command_line(
+      {"--images", "10000000", "--threads", "4096", "--repeat", "100000", "--label", std::string(64, 'x')});
+  EXPECT_EQ(o.images, std::vector<std::size_t>{10000000});
+  EXPECT_EQ(o.threads, 4096);
+  EXPECT_EQ(o.repeat, 100000);
+  EXPECT_EQ(o.label, std::string(64, 'x'));
 }
 
 // --help, --version and --list said nothing and exited 0 when their text could not be written (a full disk).
