@@ -9,14 +9,6 @@
 namespace cnn {
 namespace {
 
-// The report's forward time and each rank's: the middle sample, the mean of the two middle ones for an even count.
-TEST(Ranks, MedianIsTheMiddleSampleInAnyOrder) {
-  EXPECT_EQ(median({}), 0.0);
-  EXPECT_EQ(median({3.0}), 3.0);
-  EXPECT_EQ(median({9.0, 1.0, 5.0}), 5.0);
-  EXPECT_EQ(median({8.0, 2.0, 4.0, 100.0}), 6.0);
-}
-
 TEST(Ranks, SplitGivesContiguousBlocksWithTheRemainderOnTheFirstRanks) {
   const std::size_t images = 10;
   std::size_t next = 0;
