@@ -210,6 +210,28 @@ TEST(NothingLost, ASuiteChosenNameNeverReplacesAFile) {
   EXPECT_EQ(slurp(got), "new");
 }
 
+// Reports are for everyone to read (mkstemp makes 0600), whatever the umask; a directory made under the
+// output's name after the run began stays a directory, with a line that says so.
+TEST(NothingLost, AWrittenFileIsReadableByAllAndADirectoryIsNeverReplaced) {
+  TempDir dir;
+  const mode_t old_umask = ::umask(077);
+  write_file_atomically(dir / "r.json", "{}\n");
+  write_file_atomically(dir / "n.json", "{}\n", Publish::no_clobber);
+  ::umask(old_umask);
+  for (const char* name : {"r.json", "n.json"})
+    EXPECT_EQ(fs::status(dir / name).permissions(), fs::perms(0644)) << name;
+  fs::create_directory(dir / "d.json");
+  write_bytes(dir / "d.json" / "inside", "kept");
+  try {
+    write_file_atomically(dir / "d.json", "{}\n");
+    ADD_FAILURE() << "a directory was written over";
+  } catch (const SuiteError& e) {
+    EXPECT_NE(std::string(e.what()).find("d.json: is a directory"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(slurp(dir / "d.json" / "inside"), "kept");
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator{}), 3) << "a temporary file left";
+}
+
 TEST(NothingLost, TheTemporaryNameIsNotDerivedFromThePid) {
   // Another container's run (PID 1 there too) may be writing <out>.tmp.<pid> in the same directory.
   TempDir dir;
