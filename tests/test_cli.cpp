@@ -710,6 +710,15 @@ class TiedSession : public UniformSession {
   }
 };
 
+// The shipped weights with an all-zero fully connected layer: the reference then gives 0.1 for every class.
+fs::path zero_fc_weights(const TempDir& dir) {
+  fs::copy(data_dir() / "convnetjs-cifar10", dir / "weights");
+  std::string zero_fc = "320 10\n";
+  for (int i = 0; i < 320 * 10 + 10; ++i) zero_fc += "0\n";
+  write_bytes(dir / "weights" / "layer10_fc.txt", zero_fc);
+  return dir / "weights";
+}
+
 std::unique_ptr<Backend> make_tied() {
   return one_variant_backend<TiedSession>("tied", {"e2e", "0.1 everywhere, class 1 nudged in the end-to-end pass", false});
 }
@@ -717,13 +726,10 @@ std::unique_ptr<Backend> make_tied() {
 // run_one merged the end-to-end pass's validation into the run's but dropped its near_ties.
 TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   TempDir dir;
-  fs::copy(data_dir() / "convnetjs-cifar10", dir / "weights");
-  std::string zero_fc = "320 10\n";
-  for (int i = 0; i < 320 * 10 + 10; ++i) zero_fc += "0\n";
-  write_bytes(dir / "weights" / "layer10_fc.txt", zero_fc);
+  const fs::path weights = zero_fc_weights(dir);
   const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
   ::testing::internal::CaptureStderr();
-  const int code = suite_main({"--backend", "tied", "--images", "6", "--weights", (dir / "weights").string(), "--quiet",
+  const int code = suite_main({"--backend", "tied", "--images", "6", "--weights", weights.string(), "--quiet",
                                "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
                               registry);
   const std::string err = ::testing::internal::GetCapturedStderr();
@@ -737,6 +743,60 @@ TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   const json phases = read_json(dir / "r.json")["runs"][0]["phases_ms"];
   EXPECT_EQ(phases["end_to_end"], 0.5);
   EXPECT_EQ(phases["h2d_pinned"], 0.25);
+}
+
+// Passes of a scripted length, as a GPU backend reports its own: the k-th forward of a session (from 0) takes
+// g_pace_first_ms where k is 0 and that is set, else g_pace_ms + k; its one layer takes the pass's time.
+double g_pace_ms = 0, g_pace_first_ms = 0;
+class PacedSession : public UniformSession {
+ public:
+  double forward(LayerTimes& layers) override {
+    UniformSession::forward(layers);
+    const double ms = calls_ == 0 && g_pace_first_ms > 0 ? g_pace_first_ms : g_pace_ms + calls_;
+    ++calls_;
+    layers = {{"conv1", ms}};
+    return ms;
+  }
+
+ private:
+  int calls_ = 0;
+};
+
+std::unique_ptr<Backend> make_paced() {
+  return one_variant_backend<PacedSession>("paced", {"scripted", "passes of scripted length", true});
+}
+
+// The default sampling (README, --repeat and --warmup): one untimed pass, unless it took over a second (then it
+// is the only sample), then passes until 5 or about a second of them; layer times are their mean.
+TEST(Cli, DefaultSamplingFollowsThePassesLength) {
+  TempDir dir;
+  const fs::path weights = zero_fc_weights(dir);
+  const std::vector<RegistryEntry> registry = {{"paced", &make_paced, ""}};
+  const auto run = [&](double pace, double first) {
+    g_pace_ms = pace;
+    g_pace_first_ms = first;
+    ::testing::internal::CaptureStderr();
+    const int code = suite_main({"--backend", "paced", "--images", "2", "--weights", weights.string(), "--quiet",
+                                 "--output", (dir / "r.json").string()},
+                                registry);
+    const std::string err = ::testing::internal::GetCapturedStderr();
+    EXPECT_EQ(code, 0) << err;
+    const json r = read_json(dir / "r.json")["runs"][0];
+    fs::remove(dir / "r.json");
+    return std::pair(r["forward_ms"]["samples"].get<std::vector<double>>(), r["layers_ms"]["conv1"].get<double>());
+  };
+  // 300 ms passes: the warm-up (300), then 301 + 302 + 303 + 304 >= 1 s.
+  auto [samples, conv1] = run(300, 0);
+  EXPECT_EQ(samples, (std::vector<double>{301, 302, 303, 304}));
+  EXPECT_DOUBLE_EQ(conv1, 302.5);
+  // 10 ms passes: five of them.
+  std::tie(samples, conv1) = run(10, 0);
+  EXPECT_EQ(samples, (std::vector<double>{11, 12, 13, 14, 15}));
+  EXPECT_DOUBLE_EQ(conv1, 13);
+  // A first pass of 1.5 s is kept as the one sample, not repeated.
+  std::tie(samples, conv1) = run(1400, 1500);
+  EXPECT_EQ(samples, (std::vector<double>{1500}));
+  EXPECT_DOUBLE_EQ(conv1, 1500);
 }
 
 }  // namespace
