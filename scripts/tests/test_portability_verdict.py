@@ -100,6 +100,33 @@ def test_platforms_are_hardware_and_entries_are_like_for_like(results):
                           "not validated, or validation failed": 1}
 
 
+def test_a_cpu_entry_runs_one_thread_per_logical_core(results):
+    """Like for like: 4 threads on the 2-core EPYC (oversubscribed, and faster here) is no entry, as a
+    1-thread run is not; the 2-thread run stays the entry."""
+    write(results / "epyc" / "oversubscribed.json", EPYC, [run_of("openmp", "winograd", 5.0, threads=4)])
+    v = verdict(results)
+    assert v.entry("openmp", v.ids()[0]).run.threads == 2
+
+
+def test_a_cpu_without_a_core_count_takes_its_runs_as_they_are(results):
+    """A report that records no logical_cores (older suites) cannot tell a full-resource run: its platform
+    has no core count, and its runs are entries rather than all left out."""
+    write(results / "old" / "old.json", {"cpu_model": "Old CPU", "logical_cores": None},
+          [run_of("openmp", "winograd", 20.0, threads=2), run_of("kokkos", "winograd", 25.0, threads=2)])
+    v = verdict(results)
+    assert "cpu-old-cpu" in v.ids() and v.efficiency("kokkos", "cpu-old-cpu") == pytest.approx(0.8)
+
+
+def test_a_label_tells_two_machines_of_one_cpu_apart(results):
+    write(results / "epyc-b" / "main.json", dict(EPYC, label="vm b"), [
+        run_of("openmp", "winograd", 20.0, threads=2), run_of("kokkos", "winograd", 10.0, threads=2)])
+    v = verdict(results)
+    assert v.ids("cpu") == ["cpu-amd-epyc-9r14-2c", "cpu-amd-epyc-9r14-2c-vm-b",
+                            "cpu-intel-xeon-platinum-8480c-16c"]
+    assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c") == 1.0
+    assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c-vm-b") == pytest.approx(0.5)
+
+
 def test_application_efficiency_and_pp_by_hand(results):
     v = verdict(results)
     epyc, xeon, h200 = v.ids()
@@ -127,8 +154,13 @@ def test_verdicts_need_two_platforms_and_two_models(results):
         write(results / name / "sweep.json", machine, [
             run_of("cuda", "winograd", 0.04, threads=1, device=machine["gpu"]["gpu_name"],
                    gpu=machine["gpu"]["gpu_name"], images=7)])
+    # two models at 9 images on the Xeon alone: one platform tells nothing of portability, no verdict either
+    write(results / "xeon" / "small.json", XEON, [
+        run_of("openmp", "winograd", 0.02, threads=16, images=9),
+        run_of("kokkos", "winograd", 0.03, threads=16, device="Kokkos::OpenMP", images=9)])
     runs = load.all_runs(load.load_reports([results]))
     assert portability.verdict(runs, 7).platforms  # the verdict itself can be asked for
+    assert len(portability.verdict(runs, 9).models) == 2
     assert [v.images for v in portability.verdicts(runs)] == [1000]
 
 
