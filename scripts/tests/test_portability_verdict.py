@@ -176,6 +176,40 @@ def test_architectural_efficiency_against_the_units_peak(results):
     assert all((e.architectural or 0) <= 1 for e in v.entries.values())
 
 
+def test_the_cpu_peak_is_the_all_threads_median_of_the_repetitions(tmp_path):
+    # Google Benchmark with --benchmark_repetitions: each repetition, then the aggregates; a one-thread
+    # median after the all-threads one
+    reps = [{"name": "BM_FmaPeak/AllThreads", "run_type": "iteration", "GFLOP/s": g} for g in (3900.0, 4200.0, 3000.0)]
+    aggs = [{"name": f"BM_FmaPeak/{which}_{agg}", "run_type": "aggregate", "aggregate_name": agg, "GFLOP/s": g}
+            for which, agg, g in (("AllThreads", "median", 3900.0), ("AllThreads", "cv", 0.05),
+                                  ("OneThread", "median", 60.0))]
+    path = tmp_path / "fma_peak.json"
+    path.write_text(json.dumps({"benchmarks": reps + aggs}))
+    assert portability.fma_peak(path) == (3900.0, "all threads, median of repetitions, cv 5 %")
+    path.write_text(json.dumps({"benchmarks": reps[:1]}))
+    assert portability.fma_peak(path) == (3900.0, "all threads, one repetition")
+
+
+def test_a_cpu_peak_beside_reports_of_two_cpus_is_neither_ones(results):
+    """fma_peak.json names no CPU: beside reports of two CPUs it cannot say whose peak it is."""
+    write(results / "xeon" / "epyc.json", EPYC, [run_of("kokkos", "winograd", 12.5, threads=2, executed=2.0e6)])
+    v = verdict(results)
+    assert [p.peaks for p in v.platforms[:2]] == [{}, {}]
+    assert v.efficiency("kokkos", v.ids()[0], "architectural") is None
+
+
+def test_the_peak_file_of_the_newest_reports_folder_wins(results):
+    # an older folder of the same GPU, its peak measured lower: the newest reports' folder's peak is the one
+    write(results / "h200-2025" / "gpu.json", dict(H200, date_utc="2025-01-01T00:00:00Z"), [
+        run_of("cuda", "fused_fp16x3", 0.2, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+               unit="fp16_tensor", executed=3 * 7.84e6)])
+    (results / "h200-2025" / "gpu_peak.json").write_text(json.dumps(
+        {"gpu_name": "NVIDIA H200", "peaks_gflop_per_s": {"fp32_fma": 25000, "fp16_tensor": 200000}}))
+    v = verdict(results)
+    assert v.platforms[2].peaks["fp16_tensor"][0] == 400000
+    assert v.efficiency("cuda", "gpu-nvidia-h200", "architectural") == pytest.approx(235.2 / 400)
+
+
 def test_architectural_efficiency_of_layers_on_two_units(results):
     """A run whose conv1 is on the tensor cores and the rest on the FP32 units is credited per unit: the
     time each part's FLOP takes at its unit's peak, not all of them at one peak."""
