@@ -13,7 +13,7 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import load, portability  # noqa: E402
+from suitereport import identity, load, portability  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 BASE = json.loads((Path(__file__).resolve().parent / "data" / "serial.json").read_text())
@@ -125,6 +125,21 @@ def test_a_label_tells_two_machines_of_one_cpu_apart(results):
                             "cpu-intel-xeon-platinum-8480c-16c"]
     assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c") == 1.0
     assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c-vm-b") == pytest.approx(0.5)
+
+def test_a_gpu_run_is_on_the_gpu_its_own_device_info_names(results):
+    """meta.gpu names one GPU of the host; a run whose device_info names another ran on that one."""
+    h100 = "NVIDIA H100 80GB HBM3"
+    write(results / "h200" / "second-gpu.json", H200, [
+        run_of("cuda", "fused_fp16x3", 0.2, threads=270336, device=h100, gpu=h100),
+        run_of("kokkos", "winograd", 0.5, threads=270336, device="Kokkos::Cuda", gpu=h100)])
+    v = verdict(results)
+    assert v.ids("gpu") == ["gpu-nvidia-h100-80gb-hbm3", "gpu-nvidia-h200"]
+    assert v.efficiency("kokkos", "gpu-nvidia-h100-80gb-hbm3") == pytest.approx(0.4)
+
+
+def test_a_cpus_name_is_without_its_trademark_marks():
+    p = identity.cpu_platform("Intel(R) Core(TM) i9-13900K CPU", 32)
+    assert (p.id, p.label) == ("cpu-intel-core-i9-13900k-cpu-32c", "Intel Core i9-13900K CPU, 32 cores")
 
 
 def test_application_efficiency_and_pp_by_hand(results):
