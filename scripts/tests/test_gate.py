@@ -85,6 +85,31 @@ def test_a_real_slowdown_is_slower_and_a_small_one_is_ok():
     assert d.status == "faster"
 
 
+def test_the_threshold_is_a_bound_above_and_its_inverse_below():
+    # "above 1 + threshold": exactly 10 % up is ok, even where the test is sure of it; "faster the same way
+    # round": BASE above NEW by more than 10 %, so 9.5 % down (100 / 90.5 = 1.105) is faster
+    base = passes(100.0)
+    d = gate.decide(base, passes(110.0), 100.0, 110.0, threshold=0.10)
+    assert d.ratio == 1.1 and d.p_slower < 0.01 and d.status == "ok"
+    d = gate.decide(base, passes(90.5), 100.0, 90.5, threshold=0.10)
+    assert d.p_faster < 0.01 and d.status == "faster"
+    assert gate.decide([100.0], [110.0], 100.0, 110.0, threshold=0.10).status == "ok (medians only)"
+    assert gate.decide([100.0], [90.5], 100.0, 90.5, threshold=0.10).status == "faster (medians only)"
+
+
+def test_faster_beyond_the_threshold_but_not_significant_is_noisy():
+    busy = [0.62, 0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.05, 1.2, 1.4, 1.6, 1.8]
+    d = gate.decide(passes(100.0), [85.0 * f for f in busy], 100.0, 85.0, threshold=0.10)
+    assert d.ratio < 1 / 1.1 and d.p_faster >= 0.01 and d.status == "noisy"
+
+
+def test_a_p_value_equal_to_alpha_is_not_below_it():
+    # 5 v 5 passes, every NEW one above every BASE one: p = 1/252, the least there is; at alpha = 1/252 no step
+    base, new = [10.0, 10.1, 10.2, 10.3, 10.4], [13.0, 13.1, 13.2, 13.3, 13.4]
+    d = gate.decide(base, new, 10.2, 13.2, threshold=0.10, alpha=gate.least_p(5, 5))
+    assert d.p_slower == gate.least_p(5, 5) and d.status == "noisy"
+
+
 def test_with_several_runs_a_side_the_runs_are_tested_not_the_passes(tmp_path):
     # Each run's passes are tight, but the runs differ (one process lands 30 % slower than the next):
     # the passes of one run against another's would call that a regression; the runs do not.
