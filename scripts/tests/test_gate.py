@@ -141,6 +141,17 @@ def test_holm_adjusts_in_order_and_never_lowers_a_p_value():
     assert gate.holm([]) == []
 
 
+def test_a_family_keeps_a_step_only_where_its_adjusted_p_is_below_alpha():
+    # Holm over 3: 0.001 x 3 = 0.003 stays SLOWER; 0.005 x 2 = 0.01 is not below 0.01; the faster one's
+    # 0.005 x 3 = 0.015 neither
+    ds = [gate.Decision("SLOWER", 1.2, p_slower=0.005, p_faster=0.9),
+          gate.Decision("faster", 0.8, p_slower=0.9, p_faster=0.005),
+          gate.Decision("SLOWER", 1.3, p_slower=0.001, p_faster=0.9)]
+    assert gate.decide_family(ds, alpha=0.01) == 3
+    assert [d.status for d in ds] == ["noisy", "noisy", "SLOWER"]
+    assert [d.p_slower for d in ds] == pytest.approx([0.01, 0.9, 0.003])
+
+
 @pytest.mark.parametrize("family, status, rc", [(False, "SLOWER", 1), (True, "noisy", 0)])
 def test_compare_family_tests_the_benchmarks_together(tmp_path, family, status, rc):
     # One benchmark's 12 passes, 12 % up, overlap (p about 0.0007): alone a step. Among 22 benchmarks tested
