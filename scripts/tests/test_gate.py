@@ -6,6 +6,7 @@ import copy
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -219,3 +220,42 @@ def test_a_run_without_a_forward_time_is_left_out_with_a_note(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "note: left out" in r.stderr and "runs[0]: no positive forward time" in r.stderr
     assert "| serial:naive | CPU, 1 thread | 200 |" in r.stdout and "| 50 |" not in r.stdout
+
+
+def test_with_few_runs_a_side_the_newest_reports_passes_are_compared(tmp_path):
+    """Fewer than gate.MIN_RUNS reports a side: the passes of each side's newest report (by date, then the
+    later file), not of an older one."""
+    base = tmp_path / "base"
+    base.mkdir()
+    a = suite_report(base / "a.json", [("serial", "opt", 1, 100.0, passes(100.0))])
+    b = suite_report(base / "b.json", [("serial", "opt", 1, 130.0, passes(130.0))])
+    new = suite_report(tmp_path / "new.json", [("serial", "opt", 1, 131.0, passes(131.0))])
+    r = run("compare", base, new)  # one date: the later file, b.json
+    assert r.returncode == 0 and "| 130.0 | 131.0 | +0.8 % |" in r.stdout and "| 12 v 12 passes | ok |" in r.stdout, \
+        r.stdout
+    for path, date in ((a, "2026-12-02T00:00:00Z"), (b, "2026-12-01T00:00:00Z")):
+        data = json.loads(path.read_text())
+        data["meta"]["date_utc"] = date
+        path.write_text(json.dumps(data))
+    r = run("compare", base, new)  # a.json is newer now: 100 ms against 131
+    assert r.returncode == 1 and "| 100.0 | 131.0 | +31.0 % |" in r.stdout and "| SLOWER |" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("readings, why", [
+    ({"other_runnable_start": 0, "other_runnable_end": 2}, "2 other runnable process(es) on 4 cores"),
+    ({"other_runnable_start": 1, "other_runnable_end": 1}, ""),  # fewer than half the cores
+    ({"load_avg_1min_start": 4.5, "load_avg_1min_end": 3.0}, "load average 4.50 on 4 cores"),
+    ({"load_avg_1min_start": 4.0, "load_avg_1min_end": 4.0}, ""),  # as much work as cores: not above them
+])
+def test_a_busy_machine_by_the_readings_at_either_end_of_the_run(readings, why):
+    """scripts/README.md: busy when, at the start or the end, other runnable processes numbered at least
+    half the logical cores, or the 1-minute load average was above the logical core count."""
+    run_ = SimpleNamespace(machine_load=readings, machine=SimpleNamespace(logical_cores=4))
+    assert gate.busy_reason(run_) == why
+
+
+def test_a_report_whose_meta_says_a_peer_wrote_it_is_a_peer():
+    jax = SimpleNamespace(backend="jax")
+    assert gate.is_peer_run(jax, {"peer": True}) and gate.is_peer_run(jax, {"suite_version": "peer_jax"})
+    assert not gate.is_peer_run(jax, {"peer": "true"}) and not gate.is_peer_run(jax, {"suite_version": "0.1.0"})
+    assert gate.is_peer_run(SimpleNamespace(backend="pytorch"))
