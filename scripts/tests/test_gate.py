@@ -41,6 +41,11 @@ def suite_report(path, runs):
     return path
 
 
+def suite_path(path, data):
+    path.write_text(json.dumps(data))
+    return path
+
+
 def passes(median, scale=1.0):
     return [median * scale * f for f in SPREAD]
 
@@ -259,3 +264,54 @@ def test_a_report_whose_meta_says_a_peer_wrote_it_is_a_peer():
     assert gate.is_peer_run(jax, {"peer": True}) and gate.is_peer_run(jax, {"suite_version": "peer_jax"})
     assert not gate.is_peer_run(jax, {"peer": "true"}) and not gate.is_peer_run(jax, {"suite_version": "0.1.0"})
     assert gate.is_peer_run(SimpleNamespace(backend="pytorch"))
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "1.5"])
+def test_an_alpha_that_is_no_probability_is_bad_input(alpha):
+    # alpha 0 passes every step, alpha 1 fails every benchmark beyond the threshold: neither is a gate
+    r = run("compare", SERIAL, SERIAL, "--alpha", alpha)
+    assert r.returncode == 2 and "expected a probability between 0 and 1" in r.stderr, r.stderr
+
+
+def test_only_a_run_that_failed_validation_fails_the_gate(tmp_path):
+    data = json.loads(SERIAL.read_text())
+    for r in data["runs"]:
+        del r["validation"]  # not validated (a peer's, or an old suite's): no failure
+    unvalidated = tmp_path / "unvalidated.json"
+    unvalidated.write_text(json.dumps(data))
+    r = run("compare", SERIAL, unvalidated)
+    assert r.returncode == 0 and "INVALID" not in r.stdout, r.stdout
+    # two runs of NEW, the newer passed: the one that failed still fails the gate
+    new = tmp_path / "new"
+    new.mkdir()
+    failed = json.loads(SERIAL.read_text())
+    failed["runs"][0]["validation"]["passed"] = False
+    (new / "a.json").write_text(json.dumps(failed))
+    (new / "b.json").write_text(SERIAL.read_text())
+    r = run("compare", SERIAL, new)
+    assert r.returncode == 1 and "| INVALID (validation failed) |" in r.stdout, r.stdout
+
+
+def test_every_benchmark_in_common_must_be_on_one_platform(tmp_path):
+    # the CPU runs agree; the GPU run, later in the table, ran on another GPU: no verdict
+    def on(gpu, name):
+        data = json.loads(SERIAL.read_text())
+        r = copy.deepcopy(data["runs"][0])
+        r.update(backend="cuda", variant="fused", device=gpu, device_info={"gpu_name": gpu})
+        data["runs"].append(r)
+        return suite_path(tmp_path / name, data)
+
+    r = run("compare", on("NVIDIA H200", "base.json"), on("NVIDIA H100 80GB HBM3", "new.json"))
+    assert r.returncode == 2 and "BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 (1 benchmark(s), " \
+        "e.g. cuda:fused/images:50/threads:1)" in r.stderr, r.stderr
+
+
+def test_a_benchmark_a_peer_wrote_on_one_side_is_not_gated(tmp_path):
+    base, new = json.loads(SERIAL.read_text()), json.loads(SERIAL.read_text())
+    base["meta"]["suite_version"] = "peer_jax"
+    for r in new["runs"]:  # 50 % slower
+        f = r["forward_ms"]
+        f.update(min=f["min"] * 1.5, median=f["median"] * 1.5, max=f["max"] * 1.5,
+                 samples=[s * 1.5 for s in f["samples"]])
+    r = run("compare", suite_path(tmp_path / "base.json", base), suite_path(tmp_path / "new.json", new))
+    assert r.returncode == 0 and "(peer, not gated)" in r.stdout, r.stdout
