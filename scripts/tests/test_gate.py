@@ -6,6 +6,7 @@ import copy
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -36,6 +37,11 @@ def suite_report(path, runs):
         r.update(backend=backend, variant=variant, threads=threads, images=1200)
         r["forward_ms"] = {"min": min(samples), "median": med, "max": max(samples), "samples": samples}
         data["runs"].append(r)
+    path.write_text(json.dumps(data))
+    return path
+
+
+def suite_path(path, data):
     path.write_text(json.dumps(data))
     return path
 
@@ -85,6 +91,31 @@ def test_a_real_slowdown_is_slower_and_a_small_one_is_ok():
     assert d.status == "faster"
 
 
+def test_the_threshold_is_a_bound_above_and_its_inverse_below():
+    # "above 1 + threshold": exactly 10 % up is ok, even where the test is sure of it; "faster the same way
+    # round": BASE above NEW by more than 10 %, so 9.5 % down (100 / 90.5 = 1.105) is faster
+    base = passes(100.0)
+    d = gate.decide(base, passes(110.0), 100.0, 110.0, threshold=0.10)
+    assert d.ratio == 1.1 and d.p_slower < 0.01 and d.status == "ok"
+    d = gate.decide(base, passes(90.5), 100.0, 90.5, threshold=0.10)
+    assert d.p_faster < 0.01 and d.status == "faster"
+    assert gate.decide([100.0], [110.0], 100.0, 110.0, threshold=0.10).status == "ok (medians only)"
+    assert gate.decide([100.0], [90.5], 100.0, 90.5, threshold=0.10).status == "faster (medians only)"
+
+
+def test_faster_beyond_the_threshold_but_not_significant_is_noisy():
+    busy = [0.62, 0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.05, 1.2, 1.4, 1.6, 1.8]
+    d = gate.decide(passes(100.0), [85.0 * f for f in busy], 100.0, 85.0, threshold=0.10)
+    assert d.ratio < 1 / 1.1 and d.p_faster >= 0.01 and d.status == "noisy"
+
+
+def test_a_p_value_equal_to_alpha_is_not_below_it():
+    # 5 v 5 passes, every NEW one above every BASE one: p = 1/252, the least there is; at alpha = 1/252 no step
+    base, new = [10.0, 10.1, 10.2, 10.3, 10.4], [13.0, 13.1, 13.2, 13.3, 13.4]
+    d = gate.decide(base, new, 10.2, 13.2, threshold=0.10, alpha=gate.least_p(5, 5))
+    assert d.p_slower == gate.least_p(5, 5) and d.status == "noisy"
+
+
 def test_with_several_runs_a_side_the_runs_are_tested_not_the_passes(tmp_path):
     # Each run's passes are tight, but the runs differ (one process lands 30 % slower than the next):
     # the passes of one run against another's would call that a regression; the runs do not.
@@ -114,6 +145,17 @@ def test_holm_adjusts_in_order_and_never_lowers_a_p_value():
     assert gate.holm([0.004, 0.5, 0.001, 0.02]) == pytest.approx([0.012, 0.5, 0.004, 0.04])
     assert gate.holm([0.3, 0.4]) == pytest.approx([0.6, 0.6])  # adjusted p-values keep the raw ones' order
     assert gate.holm([]) == []
+
+
+def test_a_family_keeps_a_step_only_where_its_adjusted_p_is_below_alpha():
+    # Holm over 3: 0.001 x 3 = 0.003 stays SLOWER; 0.005 x 2 = 0.01 is not below 0.01; the faster one's
+    # 0.005 x 3 = 0.015 neither
+    ds = [gate.Decision("SLOWER", 1.2, p_slower=0.005, p_faster=0.9),
+          gate.Decision("faster", 0.8, p_slower=0.9, p_faster=0.005),
+          gate.Decision("SLOWER", 1.3, p_slower=0.001, p_faster=0.9)]
+    assert gate.decide_family(ds, alpha=0.01) == 3
+    assert [d.status for d in ds] == ["noisy", "noisy", "SLOWER"]
+    assert [d.p_slower for d in ds] == pytest.approx([0.01, 0.9, 0.003])
 
 
 @pytest.mark.parametrize("family, status, rc", [(False, "SLOWER", 1), (True, "noisy", 0)])
@@ -183,3 +225,93 @@ def test_a_run_without_a_forward_time_is_left_out_with_a_note(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "note: left out" in r.stderr and "runs[0]: no positive forward time" in r.stderr
     assert "| serial:naive | CPU, 1 thread | 200 |" in r.stdout and "| 50 |" not in r.stdout
+
+
+def test_with_few_runs_a_side_the_newest_reports_passes_are_compared(tmp_path):
+    """Fewer than gate.MIN_RUNS reports a side: the passes of each side's newest report (by date, then the
+    later file), not of an older one."""
+    base = tmp_path / "base"
+    base.mkdir()
+    a = suite_report(base / "a.json", [("serial", "opt", 1, 100.0, passes(100.0))])
+    b = suite_report(base / "b.json", [("serial", "opt", 1, 130.0, passes(130.0))])
+    new = suite_report(tmp_path / "new.json", [("serial", "opt", 1, 131.0, passes(131.0))])
+    r = run("compare", base, new)  # one date: the later file, b.json
+    assert r.returncode == 0 and "| 130.0 | 131.0 | +0.8 % |" in r.stdout and "| 12 v 12 passes | ok |" in r.stdout, \
+        r.stdout
+    for path, date in ((a, "2026-12-02T00:00:00Z"), (b, "2026-12-01T00:00:00Z")):
+        data = json.loads(path.read_text())
+        data["meta"]["date_utc"] = date
+        path.write_text(json.dumps(data))
+    r = run("compare", base, new)  # a.json is newer now: 100 ms against 131
+    assert r.returncode == 1 and "| 100.0 | 131.0 | +31.0 % |" in r.stdout and "| SLOWER |" in r.stdout, r.stdout
+
+
+@pytest.mark.parametrize("readings, why", [
+    ({"other_runnable_start": 0, "other_runnable_end": 2}, "2 other runnable process(es) on 4 cores"),
+    ({"other_runnable_start": 1, "other_runnable_end": 1}, ""),  # fewer than half the cores
+    ({"load_avg_1min_start": 4.5, "load_avg_1min_end": 3.0}, "load average 4.50 on 4 cores"),
+    ({"load_avg_1min_start": 4.0, "load_avg_1min_end": 4.0}, ""),  # as much work as cores: not above them
+])
+def test_a_busy_machine_by_the_readings_at_either_end_of_the_run(readings, why):
+    """scripts/README.md: busy when, at the start or the end, other runnable processes numbered at least
+    half the logical cores, or the 1-minute load average was above the logical core count."""
+    run_ = SimpleNamespace(machine_load=readings, machine=SimpleNamespace(logical_cores=4))
+    assert gate.busy_reason(run_) == why
+
+
+def test_a_report_whose_meta_says_a_peer_wrote_it_is_a_peer():
+    jax = SimpleNamespace(backend="jax")
+    assert gate.is_peer_run(jax, {"peer": True}) and gate.is_peer_run(jax, {"suite_version": "peer_jax"})
+    assert not gate.is_peer_run(jax, {"peer": "true"}) and not gate.is_peer_run(jax, {"suite_version": "0.1.0"})
+    assert gate.is_peer_run(SimpleNamespace(backend="pytorch"))
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "1.5"])
+def test_an_alpha_that_is_no_probability_is_bad_input(alpha):
+    # alpha 0 passes every step, alpha 1 fails every benchmark beyond the threshold: neither is a gate
+    r = run("compare", SERIAL, SERIAL, "--alpha", alpha)
+    assert r.returncode == 2 and "expected a probability between 0 and 1" in r.stderr, r.stderr
+
+
+def test_only_a_run_that_failed_validation_fails_the_gate(tmp_path):
+    data = json.loads(SERIAL.read_text())
+    for r in data["runs"]:
+        del r["validation"]  # not validated (a peer's, or an old suite's): no failure
+    unvalidated = tmp_path / "unvalidated.json"
+    unvalidated.write_text(json.dumps(data))
+    r = run("compare", SERIAL, unvalidated)
+    assert r.returncode == 0 and "INVALID" not in r.stdout, r.stdout
+    # two runs of NEW, the newer passed: the one that failed still fails the gate
+    new = tmp_path / "new"
+    new.mkdir()
+    failed = json.loads(SERIAL.read_text())
+    failed["runs"][0]["validation"]["passed"] = False
+    (new / "a.json").write_text(json.dumps(failed))
+    (new / "b.json").write_text(SERIAL.read_text())
+    r = run("compare", SERIAL, new)
+    assert r.returncode == 1 and "| INVALID (validation failed) |" in r.stdout, r.stdout
+
+
+def test_every_benchmark_in_common_must_be_on_one_platform(tmp_path):
+    # the CPU runs agree; the GPU run, later in the table, ran on another GPU: no verdict
+    def on(gpu, name):
+        data = json.loads(SERIAL.read_text())
+        r = copy.deepcopy(data["runs"][0])
+        r.update(backend="cuda", variant="fused", device=gpu, device_info={"gpu_name": gpu})
+        data["runs"].append(r)
+        return suite_path(tmp_path / name, data)
+
+    r = run("compare", on("NVIDIA H200", "base.json"), on("NVIDIA H100 80GB HBM3", "new.json"))
+    assert r.returncode == 2 and "BASE ran on NVIDIA H200, NEW on NVIDIA H100 80GB HBM3 (1 benchmark(s), " \
+        "e.g. cuda:fused/images:50/threads:1)" in r.stderr, r.stderr
+
+
+def test_a_benchmark_a_peer_wrote_on_one_side_is_not_gated(tmp_path):
+    base, new = json.loads(SERIAL.read_text()), json.loads(SERIAL.read_text())
+    base["meta"]["suite_version"] = "peer_jax"
+    for r in new["runs"]:  # 50 % slower
+        f = r["forward_ms"]
+        f.update(min=f["min"] * 1.5, median=f["median"] * 1.5, max=f["max"] * 1.5,
+                 samples=[s * 1.5 for s in f["samples"]])
+    r = run("compare", suite_path(tmp_path / "base.json", base), suite_path(tmp_path / "new.json", new))
+    assert r.returncode == 0 and "(peer, not gated)" in r.stdout, r.stdout

@@ -13,7 +13,7 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import load, portability  # noqa: E402
+from suitereport import identity, load, portability  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 BASE = json.loads((Path(__file__).resolve().parent / "data" / "serial.json").read_text())
@@ -100,6 +100,48 @@ def test_platforms_are_hardware_and_entries_are_like_for_like(results):
                           "not validated, or validation failed": 1}
 
 
+def test_a_cpu_entry_runs_one_thread_per_logical_core(results):
+    """Like for like: 4 threads on the 2-core EPYC (oversubscribed, and faster here) is no entry, as a
+    1-thread run is not; the 2-thread run stays the entry."""
+    write(results / "epyc" / "oversubscribed.json", EPYC, [run_of("openmp", "winograd", 5.0, threads=4)])
+    v = verdict(results)
+    assert v.entry("openmp", v.ids()[0]).run.threads == 2
+
+
+def test_a_cpu_without_a_core_count_takes_its_runs_as_they_are(results):
+    """A report that records no logical_cores (older suites) cannot tell a full-resource run: its platform
+    has no core count, and its runs are entries rather than all left out."""
+    write(results / "old" / "old.json", {"cpu_model": "Old CPU", "logical_cores": None},
+          [run_of("openmp", "winograd", 20.0, threads=2), run_of("kokkos", "winograd", 25.0, threads=2)])
+    v = verdict(results)
+    assert "cpu-old-cpu" in v.ids() and v.efficiency("kokkos", "cpu-old-cpu") == pytest.approx(0.8)
+
+
+def test_a_label_tells_two_machines_of_one_cpu_apart(results):
+    write(results / "epyc-b" / "main.json", dict(EPYC, label="vm b"), [
+        run_of("openmp", "winograd", 20.0, threads=2), run_of("kokkos", "winograd", 10.0, threads=2)])
+    v = verdict(results)
+    assert v.ids("cpu") == ["cpu-amd-epyc-9r14-2c", "cpu-amd-epyc-9r14-2c-vm-b",
+                            "cpu-intel-xeon-platinum-8480c-16c"]
+    assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c") == 1.0
+    assert v.efficiency("openmp", "cpu-amd-epyc-9r14-2c-vm-b") == pytest.approx(0.5)
+
+def test_a_gpu_run_is_on_the_gpu_its_own_device_info_names(results):
+    """meta.gpu names one GPU of the host; a run whose device_info names another ran on that one."""
+    h100 = "NVIDIA H100 80GB HBM3"
+    write(results / "h200" / "second-gpu.json", H200, [
+        run_of("cuda", "fused_fp16x3", 0.2, threads=270336, device=h100, gpu=h100),
+        run_of("kokkos", "winograd", 0.5, threads=270336, device="Kokkos::Cuda", gpu=h100)])
+    v = verdict(results)
+    assert v.ids("gpu") == ["gpu-nvidia-h100-80gb-hbm3", "gpu-nvidia-h200"]
+    assert v.efficiency("kokkos", "gpu-nvidia-h100-80gb-hbm3") == pytest.approx(0.4)
+
+
+def test_a_cpus_name_is_without_its_trademark_marks():
+    p = identity.cpu_platform("Intel(R) Core(TM) i9-13900K CPU", 32)
+    assert (p.id, p.label) == ("cpu-intel-core-i9-13900k-cpu-32c", "Intel Core i9-13900K CPU, 32 cores")
+
+
 def test_application_efficiency_and_pp_by_hand(results):
     v = verdict(results)
     epyc, xeon, h200 = v.ids()
@@ -127,8 +169,13 @@ def test_verdicts_need_two_platforms_and_two_models(results):
         write(results / name / "sweep.json", machine, [
             run_of("cuda", "winograd", 0.04, threads=1, device=machine["gpu"]["gpu_name"],
                    gpu=machine["gpu"]["gpu_name"], images=7)])
+    # two models at 9 images on the Xeon alone: one platform tells nothing of portability, no verdict either
+    write(results / "xeon" / "small.json", XEON, [
+        run_of("openmp", "winograd", 0.02, threads=16, images=9),
+        run_of("kokkos", "winograd", 0.03, threads=16, device="Kokkos::OpenMP", images=9)])
     runs = load.all_runs(load.load_reports([results]))
     assert portability.verdict(runs, 7).platforms  # the verdict itself can be asked for
+    assert len(portability.verdict(runs, 9).models) == 2
     assert [v.images for v in portability.verdicts(runs)] == [1000]
 
 
@@ -142,6 +189,40 @@ def test_architectural_efficiency_against_the_units_peak(results):
     assert v.efficiency("kokkos", h200, "architectural") == pytest.approx(5000 / 50000)
     assert v.efficiency("openmp", epyc, "architectural") is None  # no peak measured for that CPU
     assert all((e.architectural or 0) <= 1 for e in v.entries.values())
+
+
+def test_the_cpu_peak_is_the_all_threads_median_of_the_repetitions(tmp_path):
+    # Google Benchmark with --benchmark_repetitions: each repetition, then the aggregates; a one-thread
+    # median after the all-threads one
+    reps = [{"name": "BM_FmaPeak/AllThreads", "run_type": "iteration", "GFLOP/s": g} for g in (3900.0, 4200.0, 3000.0)]
+    aggs = [{"name": f"BM_FmaPeak/{which}_{agg}", "run_type": "aggregate", "aggregate_name": agg, "GFLOP/s": g}
+            for which, agg, g in (("AllThreads", "median", 3900.0), ("AllThreads", "cv", 0.05),
+                                  ("OneThread", "median", 60.0))]
+    path = tmp_path / "fma_peak.json"
+    path.write_text(json.dumps({"benchmarks": reps + aggs}))
+    assert portability.fma_peak(path) == (3900.0, "all threads, median of repetitions, cv 5 %")
+    path.write_text(json.dumps({"benchmarks": reps[:1]}))
+    assert portability.fma_peak(path) == (3900.0, "all threads, one repetition")
+
+
+def test_a_cpu_peak_beside_reports_of_two_cpus_is_neither_ones(results):
+    """fma_peak.json names no CPU: beside reports of two CPUs it cannot say whose peak it is."""
+    write(results / "xeon" / "epyc.json", EPYC, [run_of("kokkos", "winograd", 12.5, threads=2, executed=2.0e6)])
+    v = verdict(results)
+    assert [p.peaks for p in v.platforms[:2]] == [{}, {}]
+    assert v.efficiency("kokkos", v.ids()[0], "architectural") is None
+
+
+def test_the_peak_file_of_the_newest_reports_folder_wins(results):
+    # an older folder of the same GPU, its peak measured lower: the newest reports' folder's peak is the one
+    write(results / "h200-2025" / "gpu.json", dict(H200, date_utc="2025-01-01T00:00:00Z"), [
+        run_of("cuda", "fused_fp16x3", 0.2, threads=270336, device="NVIDIA H200", gpu="NVIDIA H200",
+               unit="fp16_tensor", executed=3 * 7.84e6)])
+    (results / "h200-2025" / "gpu_peak.json").write_text(json.dumps(
+        {"gpu_name": "NVIDIA H200", "peaks_gflop_per_s": {"fp32_fma": 25000, "fp16_tensor": 200000}}))
+    v = verdict(results)
+    assert v.platforms[2].peaks["fp16_tensor"][0] == 400000
+    assert v.efficiency("cuda", "gpu-nvidia-h200", "architectural") == pytest.approx(235.2 / 400)
 
 
 def test_architectural_efficiency_of_layers_on_two_units(results):

@@ -96,3 +96,24 @@ def test_runs_under_mpirun_are_no_verdict_entries_even_with_one_rank(tmp_path):
     plain.write_text(SERIAL.read_text())
     (run, *_) = load.read_report(plain).runs
     assert portability.why_not_entry(run) != "a run under an MPI launcher (scripts/report --scaling)"
+
+def test_a_rank_count_run_twice_is_its_fastest_run(tmp_path):
+    files = [mpi_report(tmp_path / "r1.json", 1, 1000.0), mpi_report(tmp_path / "r2a.json", 2, 1800.0),
+             mpi_report(tmp_path / "r2b.json", 2, 1500.0)]
+    out = rows(run_tool("report", "--scaling", "--format", "csv", *files))
+    assert [(r["ranks"], float(r["images_per_s_all_ranks"])) for r in out] == [("1", 1000.0), ("2", 1800.0)]
+
+
+def test_efficiency_is_against_the_cores_of_the_one_rank_run(tmp_path):
+    # 2 threads a rank throughout: 2 ranks use twice the 1-rank run's cores, not four times
+    files = [mpi_report(tmp_path / f"r{n}.json", n, rate, threads=2) for n, rate in ((1, 2000.0), (2, 3600.0))]
+    out = rows(run_tool("report", "--scaling", "--format", "csv", *files))
+    got = [(r["ranks"], round(float(r["speedup_vs_1_rank"]), 3), round(float(r["efficiency"]), 3)) for r in out]
+    assert got == [("1", 1.0, 1.0), ("2", 1.8, 0.9)], got
+
+
+def test_without_a_one_rank_run_there_is_no_speedup(tmp_path):
+    # 2 and 4 ranks only: nothing to scale against, not the 2-rank run passed off as the baseline
+    files = [mpi_report(tmp_path / f"r{n}.json", n, 1000.0 * n) for n in (2, 4)]
+    out = rows(run_tool("report", "--scaling", "--format", "csv", *files))
+    assert [(r["ranks"], r["speedup_vs_1_rank"], r["efficiency"]) for r in out] == [("2", "", ""), ("4", "", "")]

@@ -108,6 +108,35 @@ def test_report_speedups_only_within_one_machine_and_image_count():
     # the h200 serial run is 0.9 of the cpu one: a mix-up would show 1.11x or 0.90x for serial itself
     assert "| serial:naive | CPU, 1 thread | 50 | 1 | 1 | 190.5 | 263 | 2.06 | 1.00× |" in r.stdout
 
+def test_speedups_are_over_the_fastest_valid_baseline_and_peer(tmp_path):
+    """Of several runs of the baseline or a peer at one image count (other batches), the speedup is over the
+    fastest that passed validation (a peer that does not validate counts as it is); a failed run is faster
+    here, and is never what a speedup is taken over."""
+    data = json.loads(SERIAL.read_text())
+    template = data["runs"][0]  # serial:naive, 50 images, 1 thread, 211.6 ms
+    for backend, variant, batch, ms, passed in (("serial", "naive", 4, 150.0, True),
+                                               ("serial", "naive", 8, 100.0, False),
+                                               ("pytorch", "cpu", 1, 40.0, None),
+                                               ("pytorch", "cpu", 4, 20.0, False),
+                                               ("pytorch", "cpu", 8, 60.0, True)):
+        r = copy.deepcopy(template)
+        r.update(backend=backend, variant=variant, batch=batch)
+        r["forward_ms"] = {"min": ms, "median": ms, "max": ms, "samples": [ms]}
+        r.pop("images_per_s", None)
+        if passed is None:
+            r.pop("validation")
+        else:
+            r["validation"] = dict(r["validation"], passed=passed)
+        data["runs"].append(r)
+    data["runs"] = [r for r in data["runs"] if r["images"] == 50]
+    path = write_report(tmp_path / "batches.json", data)
+    [group] = analysis.group_runs(load.all_runs(load.load_reports([path])))
+    serial = group.runs[0]
+    assert analysis.baseline_run(group, 50).forward_ms == 150.0
+    assert analysis.peer_run(group, "pytorch", serial).forward_ms == 40.0
+    r = run("report", path, "--table", "runs")
+    assert "serial:naive (150.0 ms); PyTorch CPU 1 thr = pytorch:cpu (40.00 ms)" in r.stdout, r.stdout
+
 
 def test_report_csv_is_flat_and_machine_readable():
     r = run("report", RESULTS, "--format", "csv", "--table", "runs")
