@@ -864,3 +864,47 @@ def test_names_are_drawn_as_text_not_read_as_mathtext(tmp_path):
     assert list((tmp_path / "charts").glob("*.png"))
     r = run_tool("plot", tmp_path / "r.json", "--out", tmp_path / "report-charts")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+# ---- what a step's verdict rests on, on series built from store lines (no git: the order is given)
+
+A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+
+
+def series_of(entries, order, **kw):
+    """{benchmark title: series} of the entries in that commit order."""
+    return {s.title: s for s in history.series(entries, order=order, **kw)}
+
+
+def step_of(s, order):
+    [st] = history.steps([s], order, {})
+    return st
+
+
+def test_a_point_of_a_failed_report_is_failed():
+    failed = store_line(A, "2026-11-01T01:00:00Z")
+    failed["runs"][0]["passed"] = False
+    [s] = series_of([store_line(A, "2026-11-01T00:00:00Z"), failed], [A]).values()
+    assert s.points[0].passed is False and s.points[0].reports == 2
+
+
+def test_a_step_whose_base_git_does_not_know_blames_its_own_commit_only():
+    entries = [store_line(A, "2026-11-01T00:00:00Z"), store_line(C, "2026-11-03T00:00:00Z", ms=13.0)]
+    [s] = series_of(entries, [A, C]).values()
+    st = history.steps([s], [B, C], {})[0]  # A is not in the order: not every commit up to C
+    assert st.point.commit == C and st.range == [(C, "")]
+
+
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two():
+    entries = [store_line(A, "2026-11-01T00:00:00Z", spread=(0.9, 1.0, 1.2, 1.5))]
+    [s] = series_of(entries, [A]).values()
+    assert s.points[0].median_ms == pytest.approx(11.0)
+
+
+@pytest.mark.parametrize("readings, cores, busy", [
+    ({"other_runnable_start": 0, "other_runnable_end": 2}, 4, True),  # half the cores, at the end
+    ({"other_runnable_start": 1, "other_runnable_end": 1}, 4, False),
+    ({"other_runnable_start": 1}, 0, True),  # no core count: at least one other process
+])
+def test_a_stored_run_is_busy_by_the_suites_own_rule(readings, cores, busy):
+    assert history.is_busy({}, {"machine_load": readings}, cores) is busy
