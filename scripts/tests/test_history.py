@@ -895,6 +895,42 @@ def test_a_step_whose_base_git_does_not_know_blames_its_own_commit_only():
     assert st.point.commit == C and st.range == [(C, "")]
 
 
+def test_a_candidate_step_of_busy_points_is_one_the_next_point_keeps():
+    def busy_after(*later):
+        entries = [store_line(A, "2026-11-01T00:00:00Z")] + [
+            store_line(c, f"2026-11-0{k + 2}T00:00:00Z", ms=ms, busy=True)
+            for k, (c, ms) in enumerate(zip((B, C), later))]
+        [s] = series_of(entries, [A, B, C], include_busy=True).values()
+        return [st for st in history.steps([s], [A, B, C], {}) if st.point.commit == B][0]
+
+    assert history.sustained(busy_after(13.0, 13.1), 0.10, 0.01)  # the next point is as slow
+    assert not history.sustained(busy_after(13.0, 10.1), 0.10, 0.01)  # back at the next: the machine's
+    assert not history.sustained(busy_after(13.0, 8.0), 0.10, 0.01)  # faster at the next: no slower step kept
+
+
+@pytest.mark.parametrize("later, undone", [
+    ((10.0 * 1.1,), B),           # exactly at the threshold over the base: within it
+    ((10.0 * 1.1 * 1.001,), ""),  # just beyond
+])
+def test_a_slower_step_is_undone_from_the_point_back_within_the_threshold(later, undone):
+    order = [A, C, B, D][:2 + len(later)]
+    entries = [store_line(A, "2026-11-01T00:00:00Z", spread=(1.0,) * 5),
+               store_line(C, "2026-11-02T00:00:00Z", ms=13.0, spread=(1.0,) * 5)]
+    entries += [store_line(c, f"2026-11-0{k + 3}T00:00:00Z", ms=ms, spread=(1.0,) * 5)
+                for k, (c, ms) in enumerate(zip((B, D), later))]
+    [s] = series_of(entries, order).values()
+    st = [st for st in history.steps([s], order, {}) if st.point.commit == C][0]
+    assert (history.undone_at(st, 0.10) or "") == undone
+
+
+def test_a_busy_point_back_within_the_threshold_does_not_undo_a_step():
+    entries = [store_line(A, "2026-11-01T00:00:00Z"), store_line(C, "2026-11-02T00:00:00Z", ms=13.0),
+               store_line(B, "2026-11-03T00:00:00Z", ms=10.0, busy=True)]
+    [s] = series_of(entries, [A, C, B]).values()
+    st = step_of(s, [A, C, B])
+    assert st.point.commit == C and history.undone_at(st, 0.10) is None
+
+
 def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two():
     entries = [store_line(A, "2026-11-01T00:00:00Z", spread=(0.9, 1.0, 1.2, 1.5))]
     [s] = series_of(entries, [A]).values()
