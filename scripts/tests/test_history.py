@@ -944,3 +944,68 @@ def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two():
 ])
 def test_a_stored_run_is_busy_by_the_suites_own_rule(readings, cores, busy):
     assert history.is_busy({}, {"machine_load": readings}, cores) is busy
+
+
+def test_the_boot_two_points_share_is_the_one_with_the_most_passes():
+    a = history.Point(A, "", 10.0, [], True, by_boot={"b1": [10.0] * 5, "b2": [10.0] * 20, "b3": [10.0] * 50})
+    b = history.Point(B, "", 13.0, [], True, by_boot={"b1": [13.0] * 5, "b2": [13.0] * 10})
+    assert history.shared_boot(a, b) == "b2"
+
+
+def test_controls_are_quiet_benchmarks_of_the_same_boots_whose_code_did_not_change():
+    def at(commit, boot, k, **kw):
+        return store_line(commit, f"2026-11-0{k}T00:00:00Z", boot_id=boot, **kw)
+
+    entries = [at(A, "b1", 1), at(B, "b2", 2, ms=13.0)]  # the step: serial:register_tiles
+    for variant, new_boot, busy in (("naive", "b2", False),       # a control
+                                    ("winograd", "b3", False),    # the new commit ran in another boot
+                                    ("tiled", "b2", True),        # on a busy machine
+                                    ("changed", "b2", False)):    # its code changed
+        entries += [at(A, "b1", 1, variant=variant, ms=20.0), at(B, new_boot, 2, variant=variant, ms=22.0, busy=busy)]
+    entries += [at(A, "b1", 1, backend="pytorch", variant="cpu", ms=5.0),
+                at(B, "b2", 2, backend="pytorch", variant="cpu", ms=5.5)]
+    by = series_of(entries, [A, B])
+    st = step_of(by["serial:register_tiles/images:1200/threads:1"], [A, B])
+
+    def changed(base, new, backend, variant):  # a peer's code is never the project's: asked, and ignored
+        return variant in ("changed", "cpu")
+
+    got = history.controls_of(st, list(by.values()), changed)
+    assert sorted(t for t, _ in got) == ["pytorch:cpu/images:1200/threads:1", "serial:naive/images:1200/threads:1"]
+    assert [r for _, r in got] == pytest.approx([1.1, 1.1])
+
+
+def test_a_step_is_the_machines_where_it_moved_within_the_threshold_of_its_controls():
+    # Threshold 25 %: the band is [1 / 1.25, 1.25] = [0.8, 1.25], both ends in; the controls moved 1.25x
+    # exactly; the step's ratio is set to each case's (numbers binary fractions hold exactly)
+    def judged(ratio):
+        entries = [store_line(A, "2026-11-01T00:00:00Z", ms=4.0, spread=(1.0,) * 5),
+                   store_line(B, "2026-11-02T00:00:00Z", ms=8.0, spread=(1.0,) * 5)]
+        for variant in ("naive", "tiled", "winograd"):
+            entries += [store_line(A, "2026-11-01T00:00:00Z", variant=variant, ms=4.0, spread=(1.0,) * 5),
+                        store_line(B, "2026-11-02T00:00:00Z", variant=variant, ms=5.0, spread=(1.0,) * 5)]
+        by = series_of(entries, [A, B], threshold=0.25)
+        st = step_of(by["serial:register_tiles/images:1200/threads:1"], [A, B])
+        st.ratio = ratio
+        history.judge_across_boots([st], list(by.values()), lambda *a: {}, 0.25)
+        return st.evidence
+
+    assert judged(1.5625) == "moved with controls"  # 1.5625 / 1.25 = 1.25: at the band's top
+    assert judged(1.6) == "beyond controls"
+    assert judged(0.975) == "beyond controls"  # 0.975 / 1.25 = 0.78: under 1 / 1.25, above 1 - 0.25
+
+
+def test_a_slower_step_that_one_boot_shows_faster_is_gone_in_that_boot():
+    # Across boots the new commit is 50 % slower; both commits run in boot b3 show it 20 % faster: no slower step
+    def at(commit, boot, hour, ms):
+        e = store_line(commit, f"2026-11-01T{hour:02}:00:00Z", ms=ms, boot_id=boot)
+        e["id"] += f"-{boot}-{hour}"
+        return e
+
+    entries = [at(A, "b1", 1, 10.0), at(A, "b3", 10, 10.0)] + [at(B, "b2", h, 15.0) for h in range(2, 8)] + [
+        at(B, "b3", 11, 8.0)]
+    [s] = series_of(entries, [A, B]).values()
+    st = step_of(s, [A, B])
+    assert st.direction == "slower"
+    kept, machine = history.judge_across_boots([st], [s], lambda *a: {}, 0.10)
+    assert machine == [st] and st.evidence == "gone in one boot" and st.boot_ratio == pytest.approx(0.8)
