@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parent / "data"
 SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import browser, history  # noqa: E402
+from suitereport import browser, history, load  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 
@@ -995,6 +995,17 @@ def test_a_step_is_the_machines_where_it_moved_within_the_threshold_of_its_contr
     assert judged(0.975) == "beyond controls"  # 0.975 / 1.25 = 0.78: under 1 / 1.25, above 1 - 0.25
 
 
+@pytest.mark.parametrize("field, value, message", [
+    ("median_ms", 0, "median_ms is not a finite positive number"),
+    ("samples", [10.0, 0], "a sample is not a finite positive number"),
+])
+def test_a_stored_time_of_zero_is_refused(tmp_path, field, value, message):
+    e = store_line(A, "2026-11-01T00:00:00Z")
+    e["runs"][0][field] = value
+    with pytest.raises(load.ReportError, match=message):
+        history.read_store(write_store(tmp_path / "store.jsonl", [e]))
+
+
 def test_a_slower_step_that_one_boot_shows_faster_is_gone_in_that_boot():
     # Across boots the new commit is 50 % slower; both commits run in boot b3 show it 20 % faster: no slower step
     def at(commit, boot, hour, ms):
@@ -1009,3 +1020,14 @@ def test_a_slower_step_that_one_boot_shows_faster_is_gone_in_that_boot():
     assert st.direction == "slower"
     kept, machine = history.judge_across_boots([st], [s], lambda *a: {}, 0.10)
     assert machine == [st] and st.evidence == "gone in one boot" and st.boot_ratio == pytest.approx(0.8)
+
+
+def test_a_damaged_line_before_a_torn_last_line_is_named(tmp_path):
+    """Only the last line may be torn (an interrupted write): a bad line before it is damage, not the end."""
+    good = [json.dumps(store_line(c, f"2026-11-0{k + 1}T00:00:00Z")) for k, c in enumerate((A, B))]
+    store = tmp_path / "store.jsonl"
+    store.write_text(good[0] + "\n" + '{"store_version": 1, "id"\n' + good[1] + "\n" + good[1][:20])
+    with pytest.raises(load.ReportError, match="store.jsonl:2: not JSON"):
+        history.read_store(store)
+    store.write_text(good[0] + "\n" + good[1] + "\n" + good[1][:20])
+    assert [e["git_commit"] for e in history.read_store(store)] == [A, B]
