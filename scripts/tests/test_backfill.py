@@ -3,16 +3,18 @@ small Python script writing a suite-format report (the build and run commands ar
 is built), and of what the history concludes: git order, busy machines, peers, renamed variants."""
 
 import json
+import statistics
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import git_order, history, identity  # noqa: E402
+from suitereport import bisect, git_order, history, identity, load  # noqa: E402
 from test_history import store_line, write_store  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
@@ -78,6 +80,81 @@ def test_bisect_names_the_commit_that_made_the_benchmark_slower(repo, tmp_path):
     res = run_tool("history", "bisect", "serial:register_tiles/images:1200/threads:1", commits[0], commits[2],
                    *probe_args(tmp_path, r))
     assert res.returncode == 2 and "no step" in res.stderr
+
+
+SPREAD = (0.89, 0.93, 0.95, 0.97, 0.99, 1.0, 1.0, 1.01, 1.03, 1.06, 1.09, 1.12)
+
+
+def bisect_over(monkeypatch, repo, passes, good, bad):
+    """bisect.bisect over the repository's commits `good` to `bad` (indices), with passes(i) the passes
+    commit i gives (None: it does not build) instead of a build and a run."""
+    r, commits = repo
+    index = {c: i for i, c in enumerate(commits)}
+
+    def measure(probe, commit, benchmark, log):
+        got = passes(index[commit])
+        return None if got is None else (statistics.median(got), got)
+
+    monkeypatch.setattr(bisect, "measure", measure)
+    return bisect.bisect(SimpleNamespace(repo=r), "serial:register_tiles/images:1200/threads:1", commits[good],
+                         commits[bad], log=lambda line: None)
+
+
+def test_bisect_narrows_down_to_two_neighbours(repo, monkeypatch):
+    # commits 4..11, the step at 6: the search reaches (5, 7) and must still probe 6
+    found = bisect_over(monkeypatch, repo, lambda i: [(10.0 if i < 6 else 15.0) * f for f in SPREAD], 4, 11)
+    assert found.commit == repo[1][6] and found.good == repo[1][5] and found.ratio == pytest.approx(1.5)
+
+
+def test_bisect_finds_a_faster_step_too(repo, monkeypatch):
+    found = bisect_over(monkeypatch, repo, lambda i: [(10.0 if i < 6 else 7.0) * f for f in SPREAD], 4, 11)
+    assert found.commit == repo[1][6] and found.ratio == pytest.approx(0.7)
+
+
+def test_bisect_refuses_ends_that_differ_by_noise_only(repo, monkeypatch):
+    # BAD's median 13.7 % up, but its passes overlap GOOD's (gate: "noisy"): no step to look for
+    busy = (0.62, 0.7, 0.8, 0.9, 0.97, 1.0, 1.0, 1.05, 1.2, 1.4, 1.6, 1.8)
+    with pytest.raises(load.ReportError, match=r"no step .* \(noisy"):
+        bisect_over(monkeypatch, repo, lambda i: [10.0 * f for f in SPREAD] if i == 0 else [11.37 * f for f in busy],
+                    0, 11)
+
+
+def test_bisect_refuses_a_bad_that_does_not_descend_from_good(repo, monkeypatch):
+    with pytest.raises(load.ReportError, match="does not descend from"):
+        bisect_over(monkeypatch, repo, lambda i: [10.0 * f for f in SPREAD], 5, 2)
+
+
+class ReportingProbe:
+    """What bisect.measure asks of a probe: every commit builds, and its run writes `runs` as its report."""
+
+    backends, images, threads = (), "", None
+
+    def __init__(self, runs):
+        self.runs = runs
+
+    def checkout(self, commit):
+        pass
+
+    def build_commit(self, commit):
+        return True, ""
+
+    def runnable_backends(self):
+        return list(self.backends)
+
+    def run_commit(self, commit, out, wanted):
+        out.write_text(json.dumps({"schema_version": 1, "meta": {"cpu_model": "Test CPU", "logical_cores": 4},
+                                   "runs": self.runs}))
+        return 0, "", ""
+
+
+def test_bisect_measures_the_benchmarks_thread_count(tmp_path):
+    def run_at(threads, ms):
+        return {"backend": "serial", "variant": "opt", "images": 1200, "threads": threads, "device": "CPU",
+                "forward_ms": {"median": ms, "samples": [ms] * 5}, "validation": {"passed": True}}
+
+    probe = ReportingProbe([run_at(2, 5.0), run_at(1, 10.0)])
+    got = bisect.measure(probe, "c" * 40, "serial:register_tiles/images:1200/threads:1", lambda line: None)
+    assert got == (10.0, [10.0] * 5) and probe.threads == 1
 
 
 def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(repo, tmp_path):

@@ -15,7 +15,7 @@ DATA = Path(__file__).resolve().parent / "data"
 SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import browser, history  # noqa: E402
+from suitereport import browser, history, load  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 
@@ -864,3 +864,170 @@ def test_names_are_drawn_as_text_not_read_as_mathtext(tmp_path):
     assert list((tmp_path / "charts").glob("*.png"))
     r = run_tool("plot", tmp_path / "r.json", "--out", tmp_path / "report-charts")
     assert r.returncode == 0 and "Traceback" not in r.stderr, r.stderr
+
+
+# ---- what a step's verdict rests on, on series built from store lines (no git: the order is given)
+
+A, B, C, D = "a" * 40, "b" * 40, "c" * 40, "d" * 40
+
+
+def series_of(entries, order, **kw):
+    """{benchmark title: series} of the entries in that commit order."""
+    return {s.title: s for s in history.series(entries, order=order, **kw)}
+
+
+def step_of(s, order):
+    [st] = history.steps([s], order, {})
+    return st
+
+
+def test_a_point_of_a_failed_report_is_failed():
+    failed = store_line(A, "2026-11-01T01:00:00Z")
+    failed["runs"][0]["passed"] = False
+    [s] = series_of([store_line(A, "2026-11-01T00:00:00Z"), failed], [A]).values()
+    assert s.points[0].passed is False and s.points[0].reports == 2
+
+
+def test_a_step_whose_base_git_does_not_know_blames_its_own_commit_only():
+    entries = [store_line(A, "2026-11-01T00:00:00Z"), store_line(C, "2026-11-03T00:00:00Z", ms=13.0)]
+    [s] = series_of(entries, [A, C]).values()
+    st = history.steps([s], [B, C], {})[0]  # A is not in the order: not every commit up to C
+    assert st.point.commit == C and st.range == [(C, "")]
+
+
+def test_a_candidate_step_of_busy_points_is_one_the_next_point_keeps():
+    def busy_after(*later):
+        entries = [store_line(A, "2026-11-01T00:00:00Z")] + [
+            store_line(c, f"2026-11-0{k + 2}T00:00:00Z", ms=ms, busy=True)
+            for k, (c, ms) in enumerate(zip((B, C), later))]
+        [s] = series_of(entries, [A, B, C], include_busy=True).values()
+        return [st for st in history.steps([s], [A, B, C], {}) if st.point.commit == B][0]
+
+    assert history.sustained(busy_after(13.0, 13.1), 0.10, 0.01)  # the next point is as slow
+    assert not history.sustained(busy_after(13.0, 10.1), 0.10, 0.01)  # back at the next: the machine's
+    assert not history.sustained(busy_after(13.0, 8.0), 0.10, 0.01)  # faster at the next: no slower step kept
+
+
+@pytest.mark.parametrize("later, undone", [
+    ((10.0 * 1.1,), B),           # exactly at the threshold over the base: within it
+    ((10.0 * 1.1 * 1.001,), ""),  # just beyond
+])
+def test_a_slower_step_is_undone_from_the_point_back_within_the_threshold(later, undone):
+    order = [A, C, B, D][:2 + len(later)]
+    entries = [store_line(A, "2026-11-01T00:00:00Z", spread=(1.0,) * 5),
+               store_line(C, "2026-11-02T00:00:00Z", ms=13.0, spread=(1.0,) * 5)]
+    entries += [store_line(c, f"2026-11-0{k + 3}T00:00:00Z", ms=ms, spread=(1.0,) * 5)
+                for k, (c, ms) in enumerate(zip((B, D), later))]
+    [s] = series_of(entries, order).values()
+    st = [st for st in history.steps([s], order, {}) if st.point.commit == C][0]
+    assert (history.undone_at(st, 0.10) or "") == undone
+
+
+def test_a_busy_point_back_within_the_threshold_does_not_undo_a_step():
+    entries = [store_line(A, "2026-11-01T00:00:00Z"), store_line(C, "2026-11-02T00:00:00Z", ms=13.0),
+               store_line(B, "2026-11-03T00:00:00Z", ms=10.0, busy=True)]
+    [s] = series_of(entries, [A, C, B]).values()
+    st = step_of(s, [A, C, B])
+    assert st.point.commit == C and history.undone_at(st, 0.10) is None
+
+
+def test_the_median_of_an_even_count_is_the_mean_of_the_middle_two():
+    entries = [store_line(A, "2026-11-01T00:00:00Z", spread=(0.9, 1.0, 1.2, 1.5))]
+    [s] = series_of(entries, [A]).values()
+    assert s.points[0].median_ms == pytest.approx(11.0)
+
+
+@pytest.mark.parametrize("readings, cores, busy", [
+    ({"other_runnable_start": 0, "other_runnable_end": 2}, 4, True),  # half the cores, at the end
+    ({"other_runnable_start": 1, "other_runnable_end": 1}, 4, False),
+    ({"other_runnable_start": 1}, 0, True),  # no core count: at least one other process
+])
+def test_a_stored_run_is_busy_by_the_suites_own_rule(readings, cores, busy):
+    assert history.is_busy({}, {"machine_load": readings}, cores) is busy
+
+
+def test_the_boot_two_points_share_is_the_one_with_the_most_passes():
+    a = history.Point(A, "", 10.0, [], True, by_boot={"b1": [10.0] * 5, "b2": [10.0] * 20, "b3": [10.0] * 50})
+    b = history.Point(B, "", 13.0, [], True, by_boot={"b1": [13.0] * 5, "b2": [13.0] * 10})
+    assert history.shared_boot(a, b) == "b2"
+
+
+def test_controls_are_quiet_benchmarks_of_the_same_boots_whose_code_did_not_change():
+    def at(commit, boot, k, **kw):
+        return store_line(commit, f"2026-11-0{k}T00:00:00Z", boot_id=boot, **kw)
+
+    entries = [at(A, "b1", 1), at(B, "b2", 2, ms=13.0)]  # the step: serial:register_tiles
+    for variant, new_boot, busy in (("naive", "b2", False),       # a control
+                                    ("winograd", "b3", False),    # the new commit ran in another boot
+                                    ("tiled", "b2", True),        # on a busy machine
+                                    ("changed", "b2", False)):    # its code changed
+        entries += [at(A, "b1", 1, variant=variant, ms=20.0), at(B, new_boot, 2, variant=variant, ms=22.0, busy=busy)]
+    entries += [at(A, "b1", 1, backend="pytorch", variant="cpu", ms=5.0),
+                at(B, "b2", 2, backend="pytorch", variant="cpu", ms=5.5)]
+    by = series_of(entries, [A, B])
+    st = step_of(by["serial:register_tiles/images:1200/threads:1"], [A, B])
+
+    def changed(base, new, backend, variant):  # a peer's code is never the project's: asked, and ignored
+        return variant in ("changed", "cpu")
+
+    got = history.controls_of(st, list(by.values()), changed)
+    assert sorted(t for t, _ in got) == ["pytorch:cpu/images:1200/threads:1", "serial:naive/images:1200/threads:1"]
+    assert [r for _, r in got] == pytest.approx([1.1, 1.1])
+
+
+def test_a_step_is_the_machines_where_it_moved_within_the_threshold_of_its_controls():
+    # Threshold 25 %: the band is [1 / 1.25, 1.25] = [0.8, 1.25], both ends in; the controls moved 1.25x
+    # exactly; the step's ratio is set to each case's (numbers binary fractions hold exactly)
+    def judged(ratio):
+        entries = [store_line(A, "2026-11-01T00:00:00Z", ms=4.0, spread=(1.0,) * 5),
+                   store_line(B, "2026-11-02T00:00:00Z", ms=8.0, spread=(1.0,) * 5)]
+        for variant in ("naive", "tiled", "winograd"):
+            entries += [store_line(A, "2026-11-01T00:00:00Z", variant=variant, ms=4.0, spread=(1.0,) * 5),
+                        store_line(B, "2026-11-02T00:00:00Z", variant=variant, ms=5.0, spread=(1.0,) * 5)]
+        by = series_of(entries, [A, B], threshold=0.25)
+        st = step_of(by["serial:register_tiles/images:1200/threads:1"], [A, B])
+        st.ratio = ratio
+        history.judge_across_boots([st], list(by.values()), lambda *a: {}, 0.25)
+        return st.evidence
+
+    assert judged(1.5625) == "moved with controls"  # 1.5625 / 1.25 = 1.25: at the band's top
+    assert judged(1.6) == "beyond controls"
+    assert judged(0.975) == "beyond controls"  # 0.975 / 1.25 = 0.78: under 1 / 1.25, above 1 - 0.25
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("median_ms", 0, "median_ms is not a finite positive number"),
+    ("samples", [10.0, 0], "a sample is not a finite positive number"),
+])
+def test_a_stored_time_of_zero_is_refused(tmp_path, field, value, message):
+    e = store_line(A, "2026-11-01T00:00:00Z")
+    e["runs"][0][field] = value
+    with pytest.raises(load.ReportError, match=message):
+        history.read_store(write_store(tmp_path / "store.jsonl", [e]))
+
+
+def test_a_slower_step_that_one_boot_shows_faster_is_gone_in_that_boot():
+    # Across boots the new commit is 50 % slower; both commits run in boot b3 show it 20 % faster: no slower step
+    def at(commit, boot, hour, ms):
+        e = store_line(commit, f"2026-11-01T{hour:02}:00:00Z", ms=ms, boot_id=boot)
+        e["id"] += f"-{boot}-{hour}"
+        return e
+
+    entries = [at(A, "b1", 1, 10.0), at(A, "b3", 10, 10.0)] + [at(B, "b2", h, 15.0) for h in range(2, 8)] + [
+        at(B, "b3", 11, 8.0)]
+    [s] = series_of(entries, [A, B]).values()
+    st = step_of(s, [A, B])
+    assert st.direction == "slower"
+    kept, machine = history.judge_across_boots([st], [s], lambda *a: {}, 0.10)
+    assert machine == [st] and st.evidence == "gone in one boot" and st.boot_ratio == pytest.approx(0.8)
+
+
+def test_a_damaged_line_before_a_torn_last_line_is_named(tmp_path):
+    """Only the last line may be torn (an interrupted write): a bad line before it is damage, not the end."""
+    good = [json.dumps(store_line(c, f"2026-11-0{k + 1}T00:00:00Z")) for k, c in enumerate((A, B))]
+    store = tmp_path / "store.jsonl"
+    store.write_text(good[0] + "\n" + '{"store_version": 1, "id"\n' + good[1] + "\n" + good[1][:20])
+    with pytest.raises(load.ReportError, match="store.jsonl:2: not JSON"):
+        history.read_store(store)
+    store.write_text(good[0] + "\n" + good[1] + "\n" + good[1][:20])
+    assert [e["git_commit"] for e in history.read_store(store)] == [A, B]
