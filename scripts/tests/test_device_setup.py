@@ -55,3 +55,13 @@ def test_a_missing_tarball_or_out_returns_1_with_one_line(tmp_path):
     done, lines = source(tmp_path, pack(tmp_path, "x"), out=False)
     assert lines["rc"] == "1" and done.stderr.count("\n") == 1 and "OUT is not set" in done.stderr, done.stderr
     assert "u" not in lines["opts"]
+
+
+def test_every_ab_script_stops_where_the_setup_fails():
+    """After a failed setup $B, $R and $in are empty: a script going on would run `/suite...` and write its
+    reports and summary under / instead of $OUT."""
+    sourcing = [(path, line) for path in sorted((REPO / "results").rglob("*.sh")) if path != SETUP
+                for line in path.read_text().splitlines() if line.lstrip().startswith("source results/ab/device-setup.sh")]
+    assert sourcing, "no A/B script sources device-setup.sh: this test looks in the wrong place"
+    for path, line in sourcing:
+        assert line.rstrip().endswith("|| exit 1"), f"{path.relative_to(REPO)}: {line.strip()}"

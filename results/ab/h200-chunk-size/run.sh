@@ -4,7 +4,7 @@
 # 16384 images are 256 MB, which goes through HBM; 2048 are 32 MB, which the H200's 60 MB L2 can hold.
 # Does keeping it in L2 pay for the extra launches and tails? Built here at HEAD (ninja -C build/cuda suite),
 # packed with build/cuda/lib and a carried build's offload-runtime as build/exp/batch.tar.xz.
-source results/ab/device-setup.sh build/exp/batch.tar.xz
+source results/ab/device-setup.sh build/exp/batch.tar.xz || exit 1
 for round in 1 2 3; do
   for b in 16384 8192 4096 3072 2048 1024; do
     $B/suite $in --backend cuda:winograd_mma --images 50000 --batch $b --repeat 20 --quiet \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On the same warm H200 after run.sh: chunks larger than the default 16384 (--batch 16384, 25000, 50000),
 # alternating, 3 rounds; then 1000000 images at 16384 and 50000 a chunk.
-source results/ab/device-setup.sh build/exp/batch.tar.xz
+source results/ab/device-setup.sh build/exp/batch.tar.xz || exit 1
 for round in 1 2 3; do
   for b in 16384 25000 50000; do
     $B/suite $in --backend cuda:winograd_mma --images 50000 --batch $b --repeat 20 --quiet \

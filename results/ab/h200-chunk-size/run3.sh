@@ -3,7 +3,7 @@
 # 65536 (suite-after, change.diff), each at its default --batch: cuda:winograd, winograd_conv1_mma and
 # winograd_mma at 1200 and 50000 images, one process each, alternating, 3 rounds; then suite-after on 1000000
 # images and at the rounds' edges. Packed as build/exp/chunk.tar.xz (both binaries, build/cuda/lib, offload-runtime).
-source results/ab/device-setup.sh build/exp/chunk.tar.xz
+source results/ab/device-setup.sh build/exp/chunk.tar.xz || exit 1
 V=cuda:winograd,cuda:winograd_conv1_mma,cuda:winograd_mma
 for round in 1 2 3; do
   for side in before after; do

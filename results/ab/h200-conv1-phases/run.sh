@@ -4,7 +4,7 @@
 # pooling epilogue (the sums kept alive by a 32-add sink), s3 without both. Built here from this commit with
 # change.diff and `#define CNN_CONV1_SKIP <n>` (ninja -C build/cuda suite), packed with build/cuda/lib and a carried
 # build's offload-runtime as build/exp/c1.tar.xz.
-source results/ab/device-setup.sh build/exp/c1.tar.xz
+source results/ab/device-setup.sh build/exp/c1.tar.xz || exit 1
 M=gpu__time_duration.sum,smsp__inst_executed.sum,smsp__issue_active.avg.pct_of_peak_sustained_active,sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active,smsp__warps_eligible.avg.per_cycle_active
 for v in s0 s1 s2 s3; do
   timeout 120 ncu --clock-control none --csv --kernel-name regex:"winograd_layer_kernel|conv1_pixels_kernel" --metrics $M -c 6 \

@@ -4,7 +4,7 @@
 # build/exp/rows.tar.xz, made here: `git apply change.diff && ninja -C build/cuda suite`, then build/cuda/bin/suite,
 # build/cuda/lib/, a carried build's offload-runtime/ (scripts/gcc-offload-runtime.sh) and unseen_batch.bin
 # (make_unseen.py) packed with `tar -C <dir> -cJf build/exp/rows.tar.xz .`.
-source results/ab/device-setup.sh build/exp/rows.tar.xz
+source results/ab/device-setup.sh build/exp/rows.tar.xz || exit 1
 both=cuda:winograd_mma,cuda:winograd_mma_rows
 timeout 120 $B/suite $in --backend $both --images 1,7,300,1200,4223 --repeat 2 --quiet --output "$R/boundaries.json" \
   2> "$R/boundaries.err"; echo "boundaries rc=$?"

@@ -5,7 +5,7 @@
 # and edge sizes (validation); Nsight Compute on conv1_pixels_kernel, both sides; the CUDA tests.
 # Packed as build/exp/stage.tar.xz: bin/suite-before, bin/suite-after, tests/suite_tests, lib,
 # offload-runtime, testlibs.
-source results/ab/device-setup.sh build/exp/stage.tar.xz
+source results/ab/device-setup.sh build/exp/stage.tar.xz || exit 1
 source results/ab/h200-conv1-staging-overlap/ncu-conv1.sh
 for round in 1 2 3 4; do
   for side in before after; do

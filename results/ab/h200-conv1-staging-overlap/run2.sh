@@ -5,7 +5,7 @@
 # stage_quad, pooled_row), to tell the code shape from the order. Against suite-before (the parent),
 # cuda:winograd_mma at 1200 and 50000 images, alternating, 4 rounds; ncu on conv1_pixels_kernel.
 # Packed as build/exp/stage2.tar.xz.
-source results/ab/device-setup.sh build/exp/stage2.tar.xz
+source results/ab/device-setup.sh build/exp/stage2.tar.xz || exit 1
 source results/ab/h200-conv1-staging-overlap/ncu-conv1.sh
 for round in 1 2 3 4; do
   for side in before prefetch refactor; do
