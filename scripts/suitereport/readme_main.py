@@ -277,12 +277,13 @@ def _refuse_a_file_it_did_not_write(out):
 
 def _check_targets(paths):
     """Every file about to be moved in or written, checked before the first is: a folder under a chart's name
-    stopped the moves half-way, with a traceback."""
+    stopped the moves half-way, with a traceback. (safe_io checks each again as it writes, but the charts'
+    folder need not exist yet, which its other checks refuse.)"""
     for path in paths:
-        if path.is_symlink() or path.is_dir():
-            what = "a symbolic link" if path.is_symlink() else "a folder"
-            raise load.ReportError(f"{load.shown(path)}: is {what} where this tool writes a file: move it "
-                                   "(nothing was written)")
+        try:
+            safe_io.refuse_link_or_folder(path, load.shown(path))
+        except safe_io.UnsafePath as e:
+            raise load.ReportError(f"{e}; nothing was written") from None
 
 
 def _check_own_folder(folder, why):

@@ -81,6 +81,18 @@ def read_text(path, what="file", limit=None):
         raise UnsafePath(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
+def refuse_link_or_folder(path, shown=None):
+    """Raises UnsafePath where a file is to be written over a link or a folder (named as `shown`, else as
+    given). A link is refused, not replaced nor followed: replacing it would silently cut the user's link,
+    following it would write wherever it points (a dangling one: a file of its choosing)."""
+    name = path if shown is None else shown
+    if path.is_symlink():
+        what = "a dangling symbolic link" if not path.exists() else "a symbolic link"
+        raise UnsafePath(f"{name}: is {what}, refused as an output (name the file itself)")
+    if path.is_dir():
+        raise UnsafePath(f"{name}: is a folder, not a file to write")
+
+
 def _target_dir(path):
     if str(path) == "":  # Path("") is ".": check the text the user gave
         raise UnsafePath("an empty output path")
@@ -88,13 +100,7 @@ def _target_dir(path):
     if str(path) == ".":
         raise UnsafePath("an empty output path")
     parent = path.parent
-    # A link at the target is refused, not replaced nor followed: replacing it would silently cut the
-    # user's link, following it would write wherever it points (a dangling one: a file of its choosing).
-    if path.is_symlink():
-        what = "a dangling symbolic link" if not path.exists() else "a symbolic link"
-        raise UnsafePath(f"{path}: is {what}, refused as an output (name the file itself)")
-    if path.is_dir():
-        raise UnsafePath(f"{path}: is a folder, not a file to write")
+    refuse_link_or_folder(path)
     if not parent.is_dir():
         raise UnsafePath(f"{path}: the folder {parent} does not exist")
     return parent

@@ -511,7 +511,7 @@ def test_a_folder_under_a_charts_name_stops_make_results_readme_before_any_move(
     for p in charts[:-1]:
         p.write_bytes(b"old")
     line = one_error_line(run("make-results-readme", "--results", res), "make-results-readme")
-    assert "is a folder where this tool writes a file" in line
+    assert "is a folder, not a file to write; nothing was written" in line
     assert all(p.read_bytes() == b"old" for p in charts[:-1]) and before
     assert (res / "README.md").read_bytes() == readme and leftovers(res) == []
 
