@@ -89,10 +89,11 @@ struct Result {
   std::string err;
 };
 
-Result run_in_process(std::vector<std::string> args) {
+Result run_in_process(std::vector<std::string> args,
+                      const std::vector<RegistryEntry>& registry = test_registry()) {
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
-  const int code = suite_main(args, test_registry());
+  const int code = suite_main(args, registry);
   ::testing::internal::GetCapturedStdout();
   return {code, ::testing::internal::GetCapturedStderr()};
 }
@@ -728,11 +729,10 @@ TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   TempDir dir;
   const fs::path weights = zero_fc_weights(dir);
   const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
-  ::testing::internal::CaptureStderr();
-  const int code = suite_main({"--backend", "tied", "--images", "6", "--weights", weights.string(), "--quiet",
-                               "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
-                              registry);
-  const std::string err = ::testing::internal::GetCapturedStderr();
+  const auto [code, err] = run_in_process({"--backend", "tied", "--images", "6", "--weights", weights.string(),
+                                           "--quiet", "--repeat", "1", "--warmup", "0", "--output",
+                                           (dir / "r.json").string()},
+                                          registry);
   ASSERT_EQ(code, 0) << err;
   const json v = read_json(dir / "r.json")["runs"][0]["validation"];
   EXPECT_EQ(v["near_ties"], 6);
@@ -775,11 +775,9 @@ TEST(Cli, DefaultSamplingFollowsThePassesLength) {
   const auto run = [&](double pace, double first) {
     g_pace_ms = pace;
     g_pace_first_ms = first;
-    ::testing::internal::CaptureStderr();
-    const int code = suite_main({"--backend", "paced", "--images", "2", "--weights", weights.string(), "--quiet",
-                                 "--output", (dir / "r.json").string()},
-                                registry);
-    const std::string err = ::testing::internal::GetCapturedStderr();
+    const auto [code, err] = run_in_process({"--backend", "paced", "--images", "2", "--weights", weights.string(),
+                                             "--quiet", "--output", (dir / "r.json").string()},
+                                            registry);
     EXPECT_EQ(code, 0) << err;
     const json r = read_json(dir / "r.json")["runs"][0];
     fs::remove(dir / "r.json");
