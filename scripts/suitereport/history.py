@@ -158,6 +158,11 @@ def read_report_safely(path):
 COMMIT_RE = re.compile(r"^(?:[0-9a-f]{7,40}|unknown)$")
 
 
+def _check_commit(commit, where):
+    if not COMMIT_RE.match(commit):
+        raise load.ReportError(f"{where}: git_commit {commit[:50]!r} is no commit id (7 to 40 hex digits, or 'unknown')")
+
+
 def entry_of(path, machine=None, label=""):
     """The store entry of one report file; ReportError (one line) if it is no valid suite report or
     holds anything the history cannot draw (a date that is no ISO time, a time that is not a finite
@@ -204,8 +209,7 @@ def entry_of(path, machine=None, label=""):
         runs.append(run)
     boot = m.get("boot_id")
     commit = str(m.get("git_commit") or "unknown")
-    if not COMMIT_RE.match(commit):
-        raise load.ReportError(f"{path}: git_commit {commit[:50]!r} is no commit id (7 to 40 hex digits, or 'unknown')")
+    _check_commit(commit, path)
     entry = {"store_version": STORE_VERSION, "id": report_id(raw), "machine": machine or machine_of(path, rep),
              "host": first.host, "cpu_model": first.cpu_model, "logical_cores": first.logical_cores,
              "gpu_name": first.gpu_name, "label": label or first.label_text,
@@ -222,8 +226,7 @@ def _check_entry(e, where):
     for key in ("id", "machine", "git_commit", "date_utc"):
         if not isinstance(e.get(key), str) or not e[key]:
             raise load.ReportError(f"{where}: missing '{key}'")
-    if not COMMIT_RE.match(e["git_commit"]):
-        raise load.ReportError(f"{where}: git_commit is no commit id (7 to 40 hex digits, or 'unknown')")
+    _check_commit(e["git_commit"], where)
     if not valid_date(e["date_utc"]):
         raise load.ReportError(f"{where}: date_utc is no UTC time (YYYY-MM-DDTHH:MM:SSZ)")
     for key in ("cpu_model", "gpu_name", "label", "host", "source", "git_subject", "status", "error", "boot_id"):
