@@ -40,7 +40,8 @@ bool natural_less(const std::string& a, const std::string& b) {
     if (a[i] != b[j]) return a[i] < b[j];
     ++i, ++j;
   }
-  return a.size() - i < b.size() - j;
+  if (a.size() - i != b.size() - j) return a.size() - i < b.size() - j;
+  return a < b;  // equal as numbers ("01", "1"): the names' own order, never the directory's
 }
 
 std::vector<fs::path> batch_files_in(const fs::path& dir) {

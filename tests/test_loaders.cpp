@@ -69,6 +69,51 @@ TEST(Cifar10, RejectsMissingEmptyTruncatedAndBadLabels) {
   expect_input_error([&] { parse_cifar10(nullptr, 0, "mem", *std::make_unique<Dataset>()); }, {"mem", "empty"});
 }
 
+// A folder's batch files in the order of their numbers (leading zeros and all; names equal as numbers in their
+// own order), its other .bin files only where there is no data_batch_* file, and nothing that is no .bin file.
+TEST(Cifar10, AFolderIsReadInTheOrderOfItsNumbersAndOnlyItsBatchFiles) {
+  TempDir dir;
+  write_bytes(dir / "data_batch_10.bin", record(4, 40));
+  write_bytes(dir / "data_batch_002.bin", record(2, 20));
+  write_bytes(dir / "data_batch_1.bin", record(1, 10));
+  write_bytes(dir / "data_batch_01.bin", record(0, 0));
+  write_bytes(dir / "data_batch_5.bin.orig", record(5, 50));  // a copy put aside: not a .bin file
+  write_bytes(dir / "old_data_batch_7.bin", record(7, 70));   // no data_batch_ file by its name
+  fs::create_directory(dir / "data_batch_3.bin");              // a folder, whatever its name
+  EXPECT_EQ(load_cifar10({dir.path}).labels, (std::vector<std::uint8_t>{0, 1, 2, 4}));
+
+  TempDir other;  // no data_batch_* file: every .bin file, by name
+  write_bytes(other / "b.bin", record(3, 30));
+  write_bytes(other / "a.bin", record(6, 60));
+  write_bytes(other / "notes.txt", "not a batch");
+  EXPECT_EQ(load_cifar10({other.path}).labels, (std::vector<std::uint8_t>{6, 3}));
+}
+
+TEST(Cifar10, ReadingStopsAtTheImagesWanted) {
+  TempDir dir;
+  write_bytes(dir / "one.bin", record(1, 10) + record(2, 20));
+  write_bytes(dir / "short.bin", record(3, 30).substr(0, 100));  // never reached: 2 images were wanted
+  const Dataset d = load_cifar10({dir / "one.bin", dir / "short.bin"}, 2);
+  EXPECT_EQ(d.labels, (std::vector<std::uint8_t>{1, 2}));
+  expect_input_error([&] { load_cifar10({dir / "one.bin", dir / "short.bin"}, 3); }, {"short.bin", "3073"});
+}
+
+TEST(Cifar10, ADeviceIsNoBatchFile) {
+  expect_input_error([] { load_cifar10({"/dev/null"}); }, {"/dev/null", "not a regular file"});
+}
+
+// A record with a bad label leaves the data set as it was before the file.
+TEST(Cifar10, ABadFileAddsNothingToTheDataSet) {
+  Dataset d;
+  const std::string good = record(1, 10), bad = record(2, 20) + record(12, 30);
+  parse_cifar10(reinterpret_cast<const std::uint8_t*>(good.data()), good.size(), "good", d);
+  expect_input_error([&] { parse_cifar10(reinterpret_cast<const std::uint8_t*>(bad.data()), bad.size(), "bad", d); },
+                     {"bad", "record 1", "label 12"});
+  EXPECT_EQ(d.labels, (std::vector<std::uint8_t>{1}));
+  EXPECT_EQ(d.pixels.size(), kImageBytes);
+  EXPECT_EQ(d.sources, (std::vector<std::string>{"good"}));
+}
+
 TEST(Cifar10, CyclesBeyondTheDataSet) {
   const Dataset& d = training_images();
   const auto px = cycled_pixels(d, 4003);
