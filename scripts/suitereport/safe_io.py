@@ -86,10 +86,14 @@ def refuse_link_or_folder(path, shown=None):
     given). A link is refused, not replaced nor followed: replacing it would silently cut the user's link,
     following it would write wherever it points (a dangling one: a file of its choosing)."""
     name = path if shown is None else shown
-    if path.is_symlink():
-        what = "a dangling symbolic link" if not path.exists() else "a symbolic link"
+    try:  # Python 3.11's is_symlink raises on a name over 255 bytes (ENAMETOOLONG)
+        link, dangling, folder = path.is_symlink(), not path.exists(), path.is_dir()
+    except OSError as e:
+        raise UnsafePath(f"{name}: cannot be written: {_why(e)}") from None
+    if link:
+        what = "a dangling symbolic link" if dangling else "a symbolic link"
         raise UnsafePath(f"{name}: is {what}, refused as an output (name the file itself)")
-    if path.is_dir():
+    if folder:
         raise UnsafePath(f"{name}: is a folder, not a file to write")
 
 
@@ -100,6 +104,8 @@ def _target_dir(path):
     if str(path) == ".":
         raise UnsafePath("an empty output path")
     parent = path.parent
+    if len(os.fsencode(path.name)) > 255:
+        raise UnsafePath(f"{path}: file name too long ({len(os.fsencode(path.name))} bytes, at most 255)")
     refuse_link_or_folder(path)
     if not parent.is_dir():
         raise UnsafePath(f"{path}: the folder {parent} does not exist")
@@ -110,8 +116,6 @@ def check_output(path):
     """Raises UnsafePath where write_bytes(path) cannot succeed, so that a tool says so before its work:
     an empty name, a folder, a link, a missing or unwritable folder, a name over 255 bytes."""
     parent = _target_dir(path)
-    if len(os.fsencode(Path(path).name)) > 255:
-        raise UnsafePath(f"{path}: file name too long ({len(os.fsencode(Path(path).name))} bytes, at most 255)")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UnsafePath(f"{path}: the folder {parent} is not writable")
     return parent
@@ -123,9 +127,13 @@ def make_dir(path, what="output folder"):
     if str(path) == "":
         raise UnsafePath(f"an empty {what} path")
     path = Path(path)
-    if path.is_symlink() and not path.exists():
+    try:  # Python 3.11's is_symlink raises on a name over 255 bytes (ENAMETOOLONG)
+        link, exists, folder = path.is_symlink(), path.exists(), path.is_dir()
+    except OSError as e:
+        raise UnsafePath(f"{path}: cannot be a folder: {_why(e)}") from None
+    if link and not exists:
         raise UnsafePath(f"{path}: is a dangling symbolic link, not a folder")
-    if path.exists() and not path.is_dir():
+    if exists and not folder:
         raise UnsafePath(f"{path}: is a file, not a folder (the {what})")
     try:
         path.mkdir(parents=True, exist_ok=True)

@@ -289,6 +289,8 @@ def _crafted(tmp_path, case):
     if case == "plot --out a dangling link":
         out.symlink_to(tmp_path / "missing")
         return ("plot", SERIAL, "--out", out), 2, "dangling symbolic link"
+    if case == "plot --out a 256-byte name":  # Python 3.11's is_symlink raised ENAMETOOLONG: a traceback
+        return ("plot", SERIAL, "--out", tmp_path / ("o" * 256)), 2, "cannot be a folder: File name too long"
     res = tmp_path / "results"
     shutil.copytree(RESULTS / "cpu", res / "cpu")
     if case == "readme --output ''":
@@ -299,6 +301,9 @@ def _crafted(tmp_path, case):
     if case == "readme --output a dangling link":
         out.symlink_to(tmp_path / "missing" / "README.md")
         return ("make-results-readme", "--results", res, "--output", out), 2, "dangling symbolic link"
+    if case == "readme --output a 256-byte name":
+        return ("make-results-readme", "--results", res, "--output", tmp_path / ("o" * 256)), 2, \
+            "file name too long (256 bytes, at most 255)"
     if case == "readme --output in a missing folder":
         return ("make-results-readme", "--results", res, "--output", out / "README.md"), 2, "does not exist"
     if case == "readme --output in an unwritable folder":
@@ -312,8 +317,9 @@ def _crafted(tmp_path, case):
 
 CRAFTED = ["threads Infinity", "logical_cores NaN", "5000-digit integer", "100000 nested brackets",
            "median 5e-324", "gflop_per_s Infinity", "NaN median in plot", "300-character names in plot",
-           "plot --out ''", "plot --out a file", "plot --out a dangling link", "readme --output ''",
-           "readme --output a folder", "readme --output a dangling link", "readme --output in a missing folder",
+           "plot --out ''", "plot --out a file", "plot --out a dangling link", "plot --out a 256-byte name",
+           "readme --output ''", "readme --output a folder", "readme --output a dangling link",
+           "readme --output a 256-byte name", "readme --output in a missing folder",
            "readme --output in an unwritable folder", "readme charts/ is a file"]
 
 
