@@ -456,6 +456,17 @@ TEST(Failures, ReadOnlyOutputDirectoryEvenForRoot) {
   expect_one_error_line(r.err, "directory '/proc' is not writable");
 }
 
+// The default report's folder, in a folder that takes no new entry (/proc, even for root), is refused before
+// the run: the faulty backend would otherwise run and fail its validation first.
+TEST(Failures, AnUncreatableDefaultReportFolderIsFoundBeforeTheRun) {
+  const fs::path here = fs::current_path();
+  fs::current_path("/proc");
+  const Result r = run_in_process({"--backend", "faulty", "--images", "1"});
+  fs::current_path(here);
+  EXPECT_EQ(r.code, 1);
+  expect_one_error_line(r.err, ": cannot create directory 'results/local' (");
+}
+
 // A signal in the middle of a long run: a clear line, exit 128 + signal, and no report or temporary file.
 void expect_clean_interrupt(int sig, int expected_code, const char* expected_line) {
   // After loading and the reference, inside the forward pass.

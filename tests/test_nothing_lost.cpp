@@ -186,6 +186,27 @@ TEST(NothingLost, SaveProbsThatIsTheReportIsRefused) {
   }
 }
 
+// /dev/null (a character device, written in place) may take both the report and the probabilities.
+TEST(NothingLost, DevNullTakesTheReportAndTheProbabilitiesAlike) {
+  Inputs in;
+  const Result r = run_in_process(in.args({"--output", "/dev/null", "--save-probs", "/dev/null"}));
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// The default report's folder is made after the run: an ancestor that is a file is named before it
+// (Failures.AnUncreatableDefaultReportFolderIsFoundBeforeTheRun: one that takes no new entry).
+TEST(NothingLost, TheDefaultReportsFolderIsCheckedUpToItsNearestAncestor) {
+  Inputs in;
+  fs::create_directories(in.dir / "run");
+  write_bytes(in.dir / "run" / "results", "a file");
+  Launch how;
+  how.cwd = in.dir / "run";
+  const CliResult r = run_suite(in.args({}), how);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("cannot create directory 'results/local' ('results' is not a directory)"), std::string::npos)
+      << r.err;
+}
+
 // ---- 3, 4: names that cannot collide
 
 TEST(NothingLost, ParallelRunsWithTheDefaultNameEachKeepTheirReport) {

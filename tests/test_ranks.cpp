@@ -3,6 +3,8 @@
 // are tests/mpi/mpi_test.sh's.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "suite/binding.hpp"
 #include "suite/ranks.hpp"
 
@@ -77,6 +79,45 @@ TEST(Ranks, RankZeroCombinesTheRanksRuns) {
   const std::vector<std::string> lines = validation_failures(r);
   ASSERT_EQ(lines.size(), 1u);
   EXPECT_EQ(lines[0].rfind("rank 1: validation failed for b:v on 4 images", 0), 0u) << lines[0];
+}
+
+// The combined record whatever rank failed or was slowest: a failure of the first rank stays one, counts are
+// sums, the largest peak memory is kept, an output that was not a number (JSON null) is the worst difference,
+// and distinct images are at most those loaded.
+TEST(Ranks, TheCombinedRecordDoesNotDependOnTheRanksOrder) {
+  RunRecord r;
+  r.backend = "b";
+  r.variant = "v";
+  r.forward_samples_ms = {3.0};
+  RunRecord own0 = r, own1 = r;
+  own0.validation = {5, 2, 1, 0.5, 3, 1e-4, false};
+  own1.validation = {5, 1, 2, 1e-6, 0, 1e-4, true};
+  own0.validation.max_abs_prob_diff = NAN;  // written as null
+  own0.peak_host_memory_bytes = 900;
+  own1.peak_host_memory_bytes = 100;
+  const std::vector<std::string> ranks = {rank_summary(own0, {0, 5}, {3.0}), rank_summary(own1, {5, 5}, {1.0})};
+  r.validation = own1.validation;
+  combine_ranks(r, ranks, MpiMode::split, 7);
+  EXPECT_FALSE(r.validation.passed);
+  EXPECT_EQ(r.validation.top1_mismatches, 3u);
+  EXPECT_EQ(r.validation.near_ties, 3u);
+  EXPECT_TRUE(std::isinf(r.validation.max_abs_prob_diff));
+  EXPECT_EQ(r.validation.worst_image, 3u);
+  EXPECT_EQ(r.peak_host_memory_bytes, 900u);
+  EXPECT_EQ(r.images, 10u);
+  EXPECT_EQ(r.distinct_images, 7u);
+  EXPECT_DOUBLE_EQ(r.mpi["load_imbalance"].get<double>(), 3.0 / 2.0);
+  const std::vector<std::string> lines = validation_failures(r);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0].rfind("rank 0: ", 0), 0u) << lines[0];
+  // Replicated, every rank ran all the images: the aggregate rate counts each rank's.
+  RunRecord rep = r;
+  rep.images = 5;
+  rep.mpi = nullptr;
+  rep.validation = own1.validation;
+  combine_ranks(rep, ranks, MpiMode::replicate, 7);
+  EXPECT_EQ(rep.images, 5u);
+  EXPECT_DOUBLE_EQ(rep.mpi["aggregate_images_per_s"].get<double>(), 10 / 0.003);
 }
 
 }  // namespace
