@@ -86,7 +86,7 @@ const std::vector<RegistryEntry>& test_registry() {
 
 struct Result {
   int code;
-  std::string err;
+  std::string err, out;
 };
 
 Result run_in_process(std::vector<std::string> args,
@@ -94,8 +94,8 @@ Result run_in_process(std::vector<std::string> args,
   ::testing::internal::CaptureStderr();
   ::testing::internal::CaptureStdout();
   const int code = suite_main(args, registry);
-  ::testing::internal::GetCapturedStdout();
-  return {code, ::testing::internal::GetCapturedStderr()};
+  std::string out = ::testing::internal::GetCapturedStdout();
+  return {code, ::testing::internal::GetCapturedStderr(), std::move(out)};
 }
 
 void expect_one_error_line(const std::string& err, const std::string& fragment) {
@@ -465,6 +465,7 @@ TEST(Failures, AnUncreatableDefaultReportFolderIsFoundBeforeTheRun) {
   fs::current_path(here);
   EXPECT_EQ(r.code, 1);
   expect_one_error_line(r.err, ": cannot create directory 'results/local' (");
+  EXPECT_EQ(r.out, "") << "nothing ran";
 }
 
 // A signal in the middle of a long run: a clear line, exit 128 + signal, and no report or temporary file.
@@ -740,11 +741,10 @@ TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   TempDir dir;
   const fs::path weights = zero_fc_weights(dir);
   const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
-  const auto [code, err] = run_in_process({"--backend", "tied", "--images", "6", "--weights", weights.string(),
-                                           "--quiet", "--repeat", "1", "--warmup", "0", "--output",
-                                           (dir / "r.json").string()},
-                                          registry);
-  ASSERT_EQ(code, 0) << err;
+  const Result res = run_in_process({"--backend", "tied", "--images", "6", "--weights", weights.string(), "--quiet",
+                                     "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
+                                    registry);
+  ASSERT_EQ(res.code, 0) << res.err;
   const json v = read_json(dir / "r.json")["runs"][0]["validation"];
   EXPECT_EQ(v["near_ties"], 6);
   EXPECT_EQ(v["top1_mismatches"], 0);
@@ -786,10 +786,10 @@ TEST(Cli, DefaultSamplingFollowsThePassesLength) {
   const auto run = [&](double pace, double first) {
     g_pace_ms = pace;
     g_pace_first_ms = first;
-    const auto [code, err] = run_in_process({"--backend", "paced", "--images", "2", "--weights", weights.string(),
-                                             "--quiet", "--output", (dir / "r.json").string()},
-                                            registry);
-    EXPECT_EQ(code, 0) << err;
+    const Result res = run_in_process({"--backend", "paced", "--images", "2", "--weights", weights.string(),
+                                       "--quiet", "--output", (dir / "r.json").string()},
+                                      registry);
+    EXPECT_EQ(res.code, 0) << res.err;
     const json r = read_json(dir / "r.json")["runs"][0];
     fs::remove(dir / "r.json");
     return std::pair(r["forward_ms"]["samples"].get<std::vector<double>>(), r["layers_ms"]["conv1"].get<double>());
