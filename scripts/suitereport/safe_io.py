@@ -81,17 +81,23 @@ def read_text(path, what="file", limit=None):
         raise UnsafePath(f"{path}: not UTF-8 text (byte {e.start})") from None
 
 
+def _kinds(path, failed):
+    """(is a link, exists, is a folder) of path; an OSError of those questions is UnsafePath `failed: why`
+    (Python 3.11's is_symlink raises on a name over 255 bytes, ENAMETOOLONG)."""
+    try:
+        return path.is_symlink(), path.exists(), path.is_dir()
+    except OSError as e:
+        raise UnsafePath(f"{failed}: {_why(e)}") from None
+
+
 def refuse_link_or_folder(path, shown=None):
     """Raises UnsafePath where a file is to be written over a link or a folder (named as `shown`, else as
     given). A link is refused, not replaced nor followed: replacing it would silently cut the user's link,
     following it would write wherever it points (a dangling one: a file of its choosing)."""
     name = path if shown is None else shown
-    try:  # Python 3.11's is_symlink raises on a name over 255 bytes (ENAMETOOLONG)
-        link, dangling, folder = path.is_symlink(), not path.exists(), path.is_dir()
-    except OSError as e:
-        raise UnsafePath(f"{name}: cannot be written: {_why(e)}") from None
+    link, exists, folder = _kinds(path, f"{name}: cannot be written")
     if link:
-        what = "a dangling symbolic link" if dangling else "a symbolic link"
+        what = "a dangling symbolic link" if not exists else "a symbolic link"
         raise UnsafePath(f"{name}: is {what}, refused as an output (name the file itself)")
     if folder:
         raise UnsafePath(f"{name}: is a folder, not a file to write")
@@ -104,8 +110,9 @@ def _target_dir(path):
     if str(path) == ".":
         raise UnsafePath("an empty output path")
     parent = path.parent
-    if len(os.fsencode(path.name)) > 255:
-        raise UnsafePath(f"{path}: file name too long ({len(os.fsencode(path.name))} bytes, at most 255)")
+    name_bytes = len(os.fsencode(path.name))
+    if name_bytes > 255:
+        raise UnsafePath(f"{path}: file name too long ({name_bytes} bytes, at most 255)")
     refuse_link_or_folder(path)
     if not parent.is_dir():
         raise UnsafePath(f"{path}: the folder {parent} does not exist")
@@ -127,10 +134,7 @@ def make_dir(path, what="output folder"):
     if str(path) == "":
         raise UnsafePath(f"an empty {what} path")
     path = Path(path)
-    try:  # Python 3.11's is_symlink raises on a name over 255 bytes (ENAMETOOLONG)
-        link, exists, folder = path.is_symlink(), path.exists(), path.is_dir()
-    except OSError as e:
-        raise UnsafePath(f"{path}: cannot be a folder: {_why(e)}") from None
+    link, exists, folder = _kinds(path, f"{path}: cannot be a folder")
     if link and not exists:
         raise UnsafePath(f"{path}: is a dangling symbolic link, not a folder")
     if exists and not folder:
