@@ -732,26 +732,33 @@ fs::path zero_fc_weights(const TempDir& dir) {
   return dir / "weights";
 }
 
+// The report's one run of test backend `name` (made by `make`) on the zero-FC weights, run in this process
+// with `args` added; a failed run is a test failure (and an empty run).
+json run_on_zero_fc(const std::string& name, std::unique_ptr<Backend> (*make)(), std::vector<std::string> args) {
+  TempDir dir;
+  const std::vector<RegistryEntry> registry = {{name, make, ""}};
+  args.insert(args.begin(), {"--backend", name, "--weights", zero_fc_weights(dir).string(), "--quiet", "--output",
+                             (dir / "r.json").string()});
+  const Result res = run_in_process(args, registry);
+  EXPECT_EQ(res.code, 0) << res.err;
+  return res.code == 0 ? read_json(dir / "r.json")["runs"][0] : json();
+}
+
 std::unique_ptr<Backend> make_tied() {
   return one_variant_backend<TiedSession>("tied", {"e2e", "0.1 everywhere, class 1 nudged in the end-to-end pass", false});
 }
 
 // run_one merged the end-to-end pass's validation into the run's but dropped its near_ties.
 TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
-  TempDir dir;
-  const fs::path weights = zero_fc_weights(dir);
-  const std::vector<RegistryEntry> registry = {{"tied", &make_tied, ""}};
-  const Result res = run_in_process({"--backend", "tied", "--images", "6", "--weights", weights.string(), "--quiet",
-                                     "--repeat", "1", "--warmup", "0", "--output", (dir / "r.json").string()},
-                                    registry);
-  ASSERT_EQ(res.code, 0) << res.err;
-  const json v = read_json(dir / "r.json")["runs"][0]["validation"];
+  const json run = run_on_zero_fc("tied", &make_tied, {"--images", "6", "--repeat", "1", "--warmup", "0"});
+  ASSERT_FALSE(run.is_null());
+  const json v = run["validation"];
   EXPECT_EQ(v["near_ties"], 6);
   EXPECT_EQ(v["top1_mismatches"], 0);
   EXPECT_TRUE(v["passed"].get<bool>());
   EXPECT_NEAR(v["max_abs_prob_diff"].get<double>(), 1e-6, 1e-7);
   // Both end-to-end times reach the report, the images' copy alone beside the overlapped pass.
-  const json phases = read_json(dir / "r.json")["runs"][0]["phases_ms"];
+  const json phases = run["phases_ms"];
   EXPECT_EQ(phases["end_to_end"], 0.5);
   EXPECT_EQ(phases["h2d_pinned"], 0.25);
 }
@@ -780,18 +787,11 @@ std::unique_ptr<Backend> make_paced() {
 // The default sampling (README, --repeat and --warmup): one untimed pass, unless it took over a second (then it
 // is the only sample), then passes until 5 or about a second of them; layer times are their mean.
 TEST(Cli, DefaultSamplingFollowsThePassesLength) {
-  TempDir dir;
-  const fs::path weights = zero_fc_weights(dir);
-  const std::vector<RegistryEntry> registry = {{"paced", &make_paced, ""}};
   const auto run = [&](double pace, double first) {
     g_pace_ms = pace;
     g_pace_first_ms = first;
-    const Result res = run_in_process({"--backend", "paced", "--images", "2", "--weights", weights.string(),
-                                       "--quiet", "--output", (dir / "r.json").string()},
-                                      registry);
-    EXPECT_EQ(res.code, 0) << res.err;
-    const json r = read_json(dir / "r.json")["runs"][0];
-    fs::remove(dir / "r.json");
+    const json r = run_on_zero_fc("paced", &make_paced, {"--images", "2"});
+    if (r.is_null()) return std::pair(std::vector<double>{}, 0.0);
     return std::pair(r["forward_ms"]["samples"].get<std::vector<double>>(), r["layers_ms"]["conv1"].get<double>());
   };
   // 300 ms passes: the warm-up (300), then 301 + 302 + 303 + 304 >= 1 s.
