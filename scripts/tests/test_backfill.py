@@ -15,6 +15,7 @@ SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import bisect, git_order, history, identity, load  # noqa: E402
+from git_repos import ThrowawayRepo  # noqa: E402
 from test_history import store_line, write_store  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
@@ -34,32 +35,19 @@ pathlib.Path(sys.argv[1]).write_text(json.dumps(report))
 SLOW_AT = 7  # the commit (1-based) that makes the benchmark 1.5x slower
 
 
-def git(repo, *args):
-    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     """12 commits; the 7th makes the benchmark 1.5x slower, the 4th breaks the build (BROKEN), the 5th
     mends it."""
-    r = tmp_path_factory.mktemp("repo")
-    git(r, "init", "-q", "-b", "main")
-    git(r, "config", "user.email", "t@example.com")
-    git(r, "config", "user.name", "t")
-    (r / "bench.py").write_text(BENCH)
-    commits = []
+    repo = ThrowawayRepo(tmp_path_factory.mktemp("repo"))
     for i in range(1, 13):
-        (r / "factor.txt").write_text("1.5" if i >= SLOW_AT else "1.0")
-        (r / "notes.txt").write_text(f"step {i}\n")
+        files = {"bench.py": BENCH, "factor.txt": "1.5" if i >= SLOW_AT else "1.0", "notes.txt": f"step {i}\n"}
         if i == 4:
-            (r / "BROKEN").write_text("")
-        elif (r / "BROKEN").exists():
-            (r / "BROKEN").unlink()
-        git(r, "add", "-A")
-        subject = "make it slower by half" if i == SLOW_AT else f"change {i}"
-        git(r, "commit", "-q", "-m", subject)
-        commits.append(git(r, "rev-parse", "HEAD"))
-    return r, commits
+            files["BROKEN"] = ""
+        elif i == 5:
+            files["BROKEN"] = None
+        repo.commit("make it slower by half" if i == SLOW_AT else f"change {i}", files)
+    return repo.path, repo.commits
 
 
 def probe_args(tmp, repo_dir):
@@ -410,7 +398,9 @@ def test_interleaved_runs_cancel_a_drift_that_one_after_another_reads_as_a_step(
             assert "2 commits, each built in a worktree of its own, their runs taking turns" in res.stdout
         else:
             assert ran == ["src"] * 10 and "taking turns" not in res.stdout
-        assert str(tmp_path / mode) not in git(r, "worktree", "list")  # --remove-worktree: all of them
+        worktrees = subprocess.run(["git", "-C", str(r), "worktree", "list"], check=True, capture_output=True,
+                                   text=True).stdout
+        assert str(tmp_path / mode) not in worktrees  # --remove-worktree: all of them
         assert not list((tmp_path / mode / "work").glob("src*"))
         steps = run_tool("history", "steps", "--store", store, "--repo", r, "--commit", b, "--fail")
         if not identity.this_boot_id():  # no boot recorded: never "one boot", so nothing confirmed

@@ -2,7 +2,6 @@
 measures for commits git does not know) and which files a backend's runs depend on. Each test pins a
 behaviour that a mutation of git_order.py changed without any other test noticing."""
 
-import subprocess
 import sys
 from pathlib import Path
 
@@ -11,27 +10,17 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
+from git_repos import ThrowawayRepo  # noqa: E402
 from suitereport import git_order  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory):
     """A repository of three commits c1 < c2 < c3 (subjects "one", "two", "three")."""
-    root = tmp_path_factory.mktemp("git") / "repo"
-    root.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args],
-                              check=True, capture_output=True, text=True).stdout.strip()
-
-    git("init", "-q")
-    commits = []
+    repo = ThrowawayRepo(tmp_path_factory.mktemp("git") / "repo")
     for subject in ("one", "two", "three"):
-        (root / "f").write_text(subject)
-        git("add", "f")
-        git("commit", "-q", "-m", subject)
-        commits.append(git("rev-parse", "HEAD"))
-    return root, commits
+        repo.commit(subject, {"f": subject})
+    return repo.path, repo.commits
 
 
 def entry(commit, day, **extra):
@@ -122,19 +111,10 @@ def test_a_backends_own_folder_leaves_out_what_no_run_executes():
 
 def _repo_of(root, versions):
     """A repository with one commit per {path: text} of versions (files added or replaced); its commits."""
-    root.mkdir()
-    subprocess.run(["git", "init", "-q", str(root)], check=True, capture_output=True)
-    commits = []
+    repo = ThrowawayRepo(root)
     for files in versions:
-        for path, text in files.items():
-            (root / path).parent.mkdir(parents=True, exist_ok=True)
-            (root / path).write_text(text)
-        for args in (("add", "-A"), ("commit", "-q", "-m", "v")):
-            subprocess.run(["git", "-C", str(root), "-c", "user.name=t", "-c", "user.email=t@t", *args], check=True,
-                           capture_output=True)
-        commits.append(subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], check=True, capture_output=True,
-                                      text=True).stdout.strip())
-    return commits
+        repo.commit("v", files)
+    return repo.commits
 
 
 def test_only_files_that_are_another_variants_at_both_ends_are_left_out(tmp_path):

@@ -16,6 +16,7 @@ SERIAL = DATA / "serial.json"
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import browser, history, load  # noqa: E402
+from git_repos import ThrowawayRepo  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 
@@ -404,33 +405,22 @@ def test_hostile_names_cannot_break_the_dashboard_in_a_browser(tmp_path):
 
 
 def throwaway_repo(root, changes):
-    """A git repository under root with one commit per (path, subject) of changes; their hashes."""
-    repo = root / "repo"
-    repo.mkdir()
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
-                              text=True).stdout.strip()
-
-    git("init", "-q")
-    commits = []
+    """A ThrowawayRepo under root with one commit per (path, subject) of changes, writing the subject."""
+    repo = ThrowawayRepo(root / "repo")
     for path, subject in changes:
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(subject + "\n")
-        git("add", "-A")
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)
-        commits.append(git("rev-parse", "HEAD"))
-    return repo, commits
+        repo.commit(subject, {path: subject + "\n"})
+    return repo
 
 
 def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
     # The step's range holds commits that change serial's folder, a shared kernel folder, common code,
     # another backend, a report and documents.
-    repo, commits = throwaway_repo(tmp_path, (
+    r = throwaway_repo(tmp_path, (
         ("README", "base"), ("backends/serial/k.cpp", "serial kernel change"),
         ("backends/shared/k.hpp", "shared kernel change"), ("common/c.hpp", "contract change"),
         ("backends/openmp/k.cpp", "openmp change"), ("results/r.json", "a report"),
         ("backends/serial/README.md", "serial's figures"), ("README.md", "docs")))
+    repo, commits = r.path, r.commits
     entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
                store_line(commits[-1], "2026-11-02T00:00:00Z", ms=13.0)]
     a = history.analyse(entries, repo=repo)
@@ -443,8 +433,9 @@ def test_the_commits_that_change_the_backend_are_named_first(tmp_path):
 def test_a_step_measured_on_uncommitted_changes_suspects_the_commits_after_it(tmp_path):
     # The report of commit 1 was made with the change that became commit 2 (git_dirty): commit 2 is a
     # suspect although the step is drawn at commit 1.
-    repo, commits = throwaway_repo(tmp_path, (("README", "base"), ("README.md", "docs"),
-                                              ("backends/serial/k.cpp", "the change"), ("README.md", "more docs")))
+    r = throwaway_repo(tmp_path, (("README", "base"), ("README.md", "docs"),
+                                  ("backends/serial/k.cpp", "the change"), ("README.md", "more docs")))
+    repo, commits = r.path, r.commits
     entries = [store_line(commits[0], "2026-11-01T00:00:00Z", ms=10.0),
                store_line(commits[1], "2026-11-02T00:00:00Z", ms=13.0, git_dirty=True),
                store_line(commits[3], "2026-11-03T00:00:00Z", ms=13.0)]
@@ -465,15 +456,12 @@ def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path
             "backends/serial/serial_kernels.cpp": '#include "common/kernels/shared.hpp"\nint k;\n',
             "common/kernels/shared.hpp": "// naive's, and the linked kernels'\n", "common/kernels/opt.hpp": "// opt\n",
             "common/kernels/naive.hpp": "// naive\n", "common/kernels/naive.cpp": "// naive's definitions\n"}
-    repo, commits = throwaway_repo(tmp_path, [("README", "base")])
+    r = throwaway_repo(tmp_path, [("README", "base")])
+    repo, commits = r.path, r.commits
 
     def commit(path, subject, text=None):
-        (repo / path).parent.mkdir(parents=True, exist_ok=True)
-        (repo / path).write_text(text if text is not None else (repo / path).read_text() + f"// {subject}\n")
-        for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", subject)):
-            subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-        commits.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
-                                      text=True).stdout.strip())
+        """Writes text, or appends a line with the subject to the file."""
+        r.commit(subject, {path: text if text is not None else (repo / path).read_text() + f"// {subject}\n"})
 
     for path, text in base.items():
         commit(path, f"add {path}", text)
@@ -515,19 +503,14 @@ def test_a_step_no_commit_of_the_variants_code_explains_is_the_machines(tmp_path
 
 def test_add_git_versions_stores_every_committed_version_of_a_report(tmp_path, monkeypatch):
     # A verdict folder committed twice (the report replaced), with a JSON file that is no suite report.
-    repo, commits = throwaway_repo(tmp_path, [("README", "base")])
+    r = throwaway_repo(tmp_path, [("README", "base")])
+    repo = r.path
     folder = repo / "results" / "h200" / "verdict"
     folder.mkdir(parents=True)
-
-    def git(*args):
-        return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout
-
     for i, date in enumerate(("2026-11-01T00:00:00Z", "2026-11-02T00:00:00Z")):
         commit_report(folder / "suite.json", f"{i + 1}" * 40, date, 1.0 + i)
-        (folder / "peak.json").write_text(json.dumps({"peak": i}))
-        git("add", "-A")
-        git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", f"verdict {i}")
-    versions = git("log", "--format=%H", "--", "results").split()
+        r.commit(f"verdict {i}", {"results/h200/verdict/peak.json": json.dumps({"peak": i})})
+    versions = r.git("log", "--format=%H", "--", "results").split()
     store = tmp_path / "store.jsonl"
     monkeypatch.chdir(repo)
     r = run("add", "--git-versions", "results/h200/verdict", "--store", store)
@@ -546,17 +529,13 @@ def test_add_git_versions_stores_every_committed_version_of_a_report(tmp_path, m
 
 def boots_repo(tmp_path):
     """A repository where commit 2 changes only serial:register_tiles' code (stored as "opt", its old name:
-    the header its registration includes) and serial:naive's files stay as they were: (repo, commits)."""
-    repo, commits = throwaway_repo(tmp_path, [
+    the header its registration includes) and serial:naive's files stay as they were: a ThrowawayRepo."""
+    repo = throwaway_repo(tmp_path, [
         ("backends/serial/serial_opt.cpp", '#include "common/kernels/opt.hpp"\nconst char* v = "register_tiles";\n'),
         ("backends/serial/serial_naive.cpp", 'const char* v = "naive";\n'),
         ("common/kernels/opt.hpp", "// opt\n")])
-    (repo / "common/kernels/opt.hpp").write_text("// opt, changed\n")
-    for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "opt's header")):
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-    commits.append(subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
-                                  text=True).stdout.strip())
-    return repo, commits
+    repo.commit("opt's header", {"common/kernels/opt.hpp": "// opt, changed\n"})
+    return repo
 
 
 @pytest.mark.parametrize("boots, controls, naive_factor, evidence, judged", [
@@ -569,7 +548,8 @@ def boots_repo(tmp_path):
 ])
 def test_a_step_across_boots_is_judged_against_benchmarks_whose_code_did_not_change(
         tmp_path, boots, controls, naive_factor, evidence, judged):
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
 
     # 10 passes a report: in one boot the 4 benchmarks are tested together (gate.decide_family), and 5 v 5
@@ -617,7 +597,8 @@ def test_add_boot_id_puts_an_old_suites_reports_in_the_boot_they_ran_in(tmp_path
     # An A/B run of an old build (no boot recorded) beside a new one (recorded) in one boot: with --boot-id
     # their step is judged within that boot; without it, never.
     boot = "0d1c2b3a-4e5f-6071-8293-a4b5c6d7e8f9"
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
     for with_boot in (False, True):
         store = tmp_path / f"store-{with_boot}.jsonl"
@@ -651,7 +632,8 @@ def test_add_boot_id_puts_an_old_suites_reports_in_the_boot_they_ran_in(tmp_path
 def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rerun_factor, evidence, rerun_build):
     # The step was seen across boots b1 -> b2 with no control; a backfill ran both commits again in boot b3,
     # built as the step's runs were, or its own way (its own line, whose two commits still compare).
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
     entries = [store_line(base, "2026-11-01T00:00:00Z", ms=10.0, boot_id="b1"),
                store_line(new, "2026-11-02T00:00:00Z", ms=13.0, boot_id="b2"),
@@ -670,7 +652,8 @@ def test_both_commits_rerun_in_one_boot_decide_a_step_across_boots(tmp_path, rer
 
 
 def test_steps_prints_one_line_a_step_and_filters_by_commit(tmp_path):
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
     store = write_store(tmp_path / "store.jsonl", [
         store_line(base, "2026-11-01T00:00:00Z", ms=10.0, boot_id="b1"),
@@ -756,7 +739,8 @@ def test_a_report_that_records_no_build_joins_the_one_build_it_can_be(tmp_path):
 def test_in_one_boot_five_runs_a_side_are_tested_by_their_medians(tmp_path, runs, evidence, basis):
     # Each process lands somewhere in a 20 % band, its passes tight around that; the new commit's band is 12 %
     # higher. Its pooled passes differ beyond doubt, its five runs do not.
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
     tight = (0.999, 0.9995, 1.0, 1.0005, 1.001)
     entries = []
@@ -770,11 +754,7 @@ def test_in_one_boot_five_runs_a_side_are_tested_by_their_medians(tmp_path, runs
     assert st.evidence == evidence and st.boot_basis == basis
     # The same runs between two commits of which the newer changes a document only: the machine's, and the
     # line says what the runs of that boot read beside the pooled passes' ratio.
-    (repo / "notes.md").write_text("notes\n")
-    for args in (("add", "-A"), ("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "notes")):
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
-    docs = subprocess.run(["git", "-C", str(repo), "rev-parse", "HEAD"], check=True, capture_output=True,
-                          text=True).stdout.strip()
+    docs = r.commit("notes", {"notes.md": "notes\n"})
     for e in entries:
         e["git_commit"] = docs if e["git_commit"] == new else new
     a = history.analyse(entries, repo=repo)
@@ -793,7 +773,8 @@ def test_the_benchmarks_of_one_boot_are_tested_together(tmp_path, runs, others, 
     # Every run of the new commit 20 % above every run of its parent, in one boot: alone a step beyond doubt.
     # Beside it, unchanged benchmarks whose runs overlap. Each tested alone at alpha, m benchmarks would give
     # m chances to fail CI by chance.
-    repo, commits = boots_repo(tmp_path)
+    r = boots_repo(tmp_path)
+    repo, commits = r.path, r.commits
     base, new = commits[-2], commits[-1]
     entries = []
     for k in range(runs):
@@ -824,7 +805,8 @@ def test_the_benchmarks_of_one_boot_are_tested_together(tmp_path, runs, others, 
 def test_a_regression_a_later_commit_undid_is_listed_apart(tmp_path, after, undone):
     # "Is this commit slower, since when?": a step whose benchmark every later measurement puts back within
     # the threshold of its base is no slower today; it is listed apart, never among the regressions.
-    repo, commits = throwaway_repo(tmp_path, [(f"backends/serial/f{k}.cpp", f"change {k}") for k in range(5)])
+    r = throwaway_repo(tmp_path, [(f"backends/serial/f{k}.cpp", f"change {k}") for k in range(5)])
+    repo, commits = r.path, r.commits
     times = (10.0, 13.0) + after
     entries = [store_line(c, f"2026-11-0{k + 1}T00:00:00Z", ms=ms) for k, (c, ms) in enumerate(zip(commits, times))]
     a = history.analyse(entries, repo=repo)
