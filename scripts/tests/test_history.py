@@ -1013,3 +1013,36 @@ def test_a_damaged_line_before_a_torn_last_line_is_named(tmp_path):
         history.read_store(store)
     store.write_text(good[0] + "\n" + good[1] + "\n" + good[1][:20])
     assert [e["git_commit"] for e in history.read_store(store)] == [A, B]
+
+
+@pytest.mark.parametrize("own, others, shown", [
+    (9, 3, "8 of its own, no other, 4 more"),   # more suspects than lines: no other commit at all
+    (3, 7, "3 of its own, 5 others, 2 more"),   # the newest others fill the eight lines
+    (3, 6, "3 of its own, 5 others, 1 more"),
+    (2, 3, "2 of its own, 3 others"),           # all of them: no "more" line
+])
+def test_a_steps_range_shows_eight_commits_its_own_first(tmp_path, own, others, shown):
+    # The dashboard's list of the commits that could have caused a step: the suspects (commits that change
+    # the backend's code), then the newest other commits, eight lines in all, then how many more.
+    r = throwaway_repo(tmp_path, [("README", "base")]
+                       + [(f"backends/serial/k{k}.cpp", f"serial change {k}") for k in range(own)]
+                       + [(f"docs/d{k}.md", f"docs {k}") for k in range(others)])
+    entries = [store_line(r.commits[0], "2026-11-01T00:00:00Z", ms=10.0),
+               store_line(r.commits[-1], "2026-11-02T00:00:00Z", ms=13.0)]
+    store = write_store(tmp_path / "store.jsonl", entries)
+    out = tmp_path / "d.html"
+    assert run("html", "--store", store, "--repo", r.path, "--out", out).returncode == 0
+    dom = dump_dom(out.as_uri())
+    [cell] = re.findall(r'<ul class="range">(.*?)</ul>', dom, re.S)
+    items = re.findall(r"<li[^>]*>(.*?)</li>", cell, re.S)
+    hashes = [re.search(r'<span class="hash">(\w+)</span>', li) for li in items]
+    listed = [m.group(1) for m in hashes if m]
+    n_own = min(own, 8)
+    expect = [c[:10] for c in r.commits[1:1 + own]][::-1][:n_own]  # its own (all "its folder"), newest first
+    n_others = 8 - n_own
+    if n_others:
+        expect += [c[:10] for c in r.commits[1 + own:]][-n_others:][::-1]  # the newest others, newest first
+    assert listed == expect, (shown, items)
+    more = own + others - len(expect)
+    assert items[len(expect):] == ([f"\u2026 {more} more"] if more else []), (shown, items)
+    assert cell.count('class="suspect"') == n_own
