@@ -1,6 +1,7 @@
 """What every tool's main() shares: one clear line on stderr and exit code 2 for bad input."""
 
 import argparse
+import importlib
 import sys
 
 from .load import ReportError
@@ -37,12 +38,26 @@ def add_step_options(parser, threshold_help):
                         help="significance level of the one-sided Mann-Whitney U test (default: %(default)s)")
 
 
+def start(prog, module, argv=None):
+    """A tool script's entry: suitereport.<module>'s main() run by run(), imported there too, so that a Python
+    package this machine lacks (the GPU machine has no matplotlib) is one line, whether a tool needs it
+    always (numpy for the statistics of compare and history) or only for charts."""
+    return run(prog, lambda args: importlib.import_module(f"{__package__}.{module}").main(args), argv)
+
+
 def run(prog, main, argv=None):
     safe_io.forget_inputs()  # this command's inputs only (the tests run several in one process)
     try:
         return main(sys.argv[1:] if argv is None else argv)
     except (ReportError, UnsafePath) as e:  # UnsafePath: a path safe_io refused to read or could not write
         print(f"{prog}: error: {_one_line(e)}", file=sys.stderr)
+        return EXIT_BAD_INPUT
+    except ModuleNotFoundError as e:
+        package = (e.name or "").partition(".")[0]
+        if package in ("", __package__):
+            raise  # a module of these tools missing is a defect, not this machine's
+        print(f"{prog}: error: needs the Python package {package}, which is not installed here (Debian: "
+              f"python3-{package}; scripts/deps/reports.txt lists what the report tools need)", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `scripts/report | head`
         sys.stderr.close()

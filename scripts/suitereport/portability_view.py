@@ -5,10 +5,7 @@ Markdown cells are escaped, the page is built with html.escape, never as markup 
 import html
 import io
 
-from matplotlib.patches import Rectangle
-
-from . import manifests, palette, safe_io
-from .matplotlib_setup import plt
+from . import manifests, safe_io
 from .portability import KINDS
 from .tables import md_cell as cell, md_plain
 
@@ -112,6 +109,10 @@ def cascade_png(v, kind="application"):
     """Sewall et al.'s cascade plot, the way Intel's p3-analysis-library draws it: per model, its
     efficiencies from the best platform to the worst (markers) and the PP over the first k of them (line),
     which stops where a platform is unsupported; under the axis, which platform is k-th for each model."""
+    from matplotlib.patches import Rectangle  # matplotlib only for charts: the tables need none
+
+    from . import palette
+    from .matplotlib_setup import plt
     models = v.models
     n = len(v.platforms)
     colors = _platform_colors(v)
@@ -158,6 +159,8 @@ def cascade_png(v, kind="application"):
 
 def pp_bars_png(v, kind="application"):
     """PP per model: strict over every platform, and over the platforms it supports (k of N)."""
+    from . import palette
+    from .matplotlib_setup import plt
     models = v.models
     n = len(v.platforms)
     fig, ax = plt.subplots(figsize=(8.5, 0.9 + 0.42 * len(models)))
@@ -182,6 +185,7 @@ def pp_bars_png(v, kind="application"):
 
 
 def _png(fig):
+    from .matplotlib_setup import plt
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)

@@ -83,6 +83,7 @@ def _portability(args, runs):
 
 
 def _make_out_dir(out):
+    from . import matplotlib_setup  # noqa: F401  (what draws the charts: without it, no folder is made)
     if out.exists() and not out.is_dir():
         raise load.ReportError(f"--out {out}: exists and is not a folder")
     try:

@@ -5,6 +5,7 @@ import copy
 import csv
 import io
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -71,6 +72,53 @@ def test_errors_are_the_same_in_process_as_from_the_program(tool, args):
     program, here = run_program(tool, *args), run(tool, *args)
     assert program.returncode == 2 and len(program.stderr.splitlines()) == 1, program.stderr
     assert (here.returncode, here.stdout, here.stderr) == (program.returncode, program.stdout, program.stderr)
+
+
+def without_packages(tmp_path, *packages):
+    """The environment of a machine without these Python packages (the GPU machine has neither matplotlib nor
+    numpy): a PYTHONPATH folder where each of them fails to import as a missing package does."""
+    folder = tmp_path / "without"
+    for name in packages:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "__init__.py").write_text(f"raise ModuleNotFoundError(\"No module named '{name}'\", "
+                                                   f"name='{name}')\n")
+    return {**os.environ, "PYTHONPATH": str(folder)}
+
+
+def test_tables_need_no_matplotlib_and_what_is_missing_is_one_line(tmp_path):
+    def program(env, tool, *args):
+        return subprocess.run([str(SCRIPTS / tool), *map(str, args)], capture_output=True, text=True, timeout=120,
+                              env=env)
+
+    # tables: without any of the three, the same as with them
+    bare = without_packages(tmp_path, "matplotlib", "numpy", "scipy")
+    r = program(bare, "report", "--format", "csv", SERIAL)
+    assert (r.returncode, r.stderr, r.stdout) == (0, "", run("report", "--format", "csv", SERIAL).stdout)
+    # the portability verdict's tables need numpy (the peers' rule), not matplotlib; its charts do
+    no_charts = without_packages(tmp_path / "charts", "matplotlib")
+    r = program(no_charts, "report", "--portability", RESULTS)
+    assert r.returncode == 0 and r.stdout == run("report", "--portability", RESULTS).stdout, r.stderr
+    for env, missing, tool, args in (
+            (no_charts, "matplotlib", "report", ("--portability", RESULTS, "--out", tmp_path / "verdict")),
+            (no_charts, "matplotlib", "plot", ("--out", tmp_path / "png", SERIAL)),
+            (bare, "numpy", "compare", (SERIAL, SERIAL)),
+            (bare, "numpy", "history", ("steps",))):
+        r = program(env, tool, *args)
+        assert r.returncode == 2 and r.stdout == "", (tool, r.stdout, r.stderr)
+        errors = [line for line in r.stderr.splitlines() if not line.startswith("note: ")]  # notes: the folder's
+        assert errors == [f"{tool}: error: needs the Python package {missing}, which is not installed here (Debian: "
+                          f"python3-{missing}; scripts/deps/reports.txt lists what the report tools need)"], r.stderr
+    assert not (tmp_path / "verdict").exists() and not (tmp_path / "png").exists()  # nothing made
+
+
+def test_a_missing_module_of_the_tools_themselves_is_no_missing_package():
+    """A module of suitereport that is gone is a broken checkout, a traceback to report, never "install it"."""
+    from suitereport import cli
+
+    def main(argv):
+        raise ModuleNotFoundError("No module named 'suitereport.gone'", name="suitereport.gone")
+    with pytest.raises(ModuleNotFoundError):
+        cli.run("report", main, [])
 
 
 # ---- scripts/report

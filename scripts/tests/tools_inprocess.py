@@ -1,5 +1,5 @@
 """Runs a tool of scripts/ (report, plot, compare, history, make-results-readme) in this process, as
-the script would (cli.run(prog, X_main.main)), instead of starting it as a program: each program
+the script would (cli.start(prog, "X_main")), instead of starting it as a program: each program
 re-imports matplotlib and numpy, which made these tests take about a minute.
 
 run_tool(tool, *args, cwd=None) returns what subprocess.run(..., capture_output=True, text=True)
@@ -59,7 +59,7 @@ def _exit_code(e, err):
 def run_tool(tool, *args, cwd=None):
     """`scripts/<tool> args...`, run in this process: a subprocess.CompletedProcess (text)."""
     prog, module_name = TOOLS[tool]
-    main = importlib.import_module(f"suitereport.{module_name}").main
+    importlib.import_module(f"suitereport.{module_name}")  # before the capture, as the tests always did
     argv = [str(a) for a in args]
     out, err = _Capture(), _Capture()
     saved_cwd, saved_argv, saved_env = os.getcwd(), sys.argv, dict(os.environ)
@@ -79,7 +79,7 @@ def run_tool(tool, *args, cwd=None):
             warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: \
                 err.write(warnings.formatwarning(message, category, filename, lineno, line))
             try:
-                code = cli.run(prog, main, argv)
+                code = cli.start(prog, module_name, argv)
             except SystemExit as e:
                 code = _exit_code(e, err)
             except Exception:  # the program would die with a traceback and status 1
