@@ -627,6 +627,9 @@ int raised_in_child(const TempDir& dir, int signal, Before&& before) {
   if (pid == 0) {
     const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(err, 2);
+    // As a foreground start has it: a background job of a non-interactive shell starts with SIGINT ignored,
+    // which the handlers keep (AnIgnoredSigintStaysIgnored), and ctest resets it where a plain run does not.
+    ::signal(signal, SIG_DFL);
     install_signal_handlers();
     before();
     ::raise(signal);
