@@ -7,6 +7,10 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -138,6 +142,47 @@ TEST(Gbench, NamesValuesAndIndicesAreWhatTheToolsRead) {
   EXPECT_NE(bs[0]["name"], bs[1]["name"]);
   // Bencher's cpp_google adapter requires context.caches to be an array.
   EXPECT_TRUE(ours["context"]["caches"].is_array());
+}
+
+// The fastest and slowest pass, a difference that is no number (JSON has no Infinity: -1), the GPU's name.
+TEST(Gbench, ExtremesAnInfiniteDifferenceAndTheGpuAreWhatTheRunsSay) {
+  std::vector<RunRecord> runs = sample_runs();
+  runs[1].validation.max_abs_prob_diff = 2e-6;
+  runs[2].validation.max_abs_prob_diff = std::numeric_limits<double>::infinity();
+  json ours = to_gbench(runs, GbenchMachine{});
+  const json& bs = ours["benchmarks"];
+  EXPECT_DOUBLE_EQ(bs[0]["forward_min_ms"].get<double>(), 190.0);
+  EXPECT_DOUBLE_EQ(bs[0]["forward_max_ms"].get<double>(), 210.0);
+  EXPECT_DOUBLE_EQ(bs[1]["max_abs_prob_diff"].get<double>(), 2e-6);
+  EXPECT_DOUBLE_EQ(bs[2]["max_abs_prob_diff"].get<double>(), -1.0);
+  EXPECT_FALSE(ours["context"].contains("gpu_name"));
+  runs[2].device_info = {{"gpu_compute_capability", "9.0"}, {"gpu_name", "NVIDIA H200"}};
+  ours = to_gbench(runs, GbenchMachine{});
+  EXPECT_EQ(ours["context"]["gpu_name"], "NVIDIA H200");
+}
+
+// The context as Google Benchmark fills it on this machine: the time zone's offset with its sign, frequency
+// scaling only where a governor other than "performance" is set, cache sizes in bytes.
+TEST(Gbench, TheMachineIsReadAsGoogleBenchmarkReadsIt) {
+  const char* tz = std::getenv("TZ");
+  const std::string saved = tz ? tz : "";
+  ::setenv("TZ", "UTC+5", 1);  // POSIX: five hours west of UTC
+  ::tzset();
+  const GbenchMachine m = this_machine();
+  tz ? ::setenv("TZ", saved.c_str(), 1) : ::unsetenv("TZ");
+  ::tzset();
+  EXPECT_EQ(m.date.substr(m.date.size() - 6), "-05:00") << m.date;
+  std::ifstream governor_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+  std::string governor;
+  std::getline(governor_file, governor);
+  EXPECT_EQ(m.cpu_scaling_enabled, !governor.empty() && governor != "performance") << governor;
+  for (std::size_t i = 0; i < m.caches.size(); ++i) {
+    std::ifstream size_file("/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/size");
+    std::string size;  // "48K", "2048K", "32M"
+    std::getline(size_file, size);
+    const std::int64_t unit = size.back() == 'K' ? 1024 : size.back() == 'M' ? 1024 * 1024 : 1;
+    EXPECT_EQ(m.caches[i].size, std::stoll(size) * unit) << size;
+  }
 }
 
 TEST(Gbench, SuiteBinaryPrintsItOnStdout) {
