@@ -6,19 +6,10 @@
 
 #include "common/network_spec.hpp"
 #include "suite/report.hpp"
+#include "tests/test_support.hpp"
 
 namespace cnn {
 namespace {
-
-RunRecord a_run() {
-  RunRecord r;
-  r.backend = "model";
-  r.variant = "step";
-  r.images = 1000;
-  r.threads = 2;
-  r.forward_samples_ms = {40.0, 10.0, 20.0};  // median 20 ms: 50000 images/s
-  return r;
-}
 
 // The report's forward time and each rank's: the middle sample, the mean of the two middle ones for an even count.
 TEST(Report, MedianIsTheMiddleSampleInAnyOrder) {
@@ -29,7 +20,7 @@ TEST(Report, MedianIsTheMiddleSampleInAnyOrder) {
 }
 
 TEST(Report, TimesAndRatesComeFromTheMedianSample) {
-  const auto j = run_to_json(a_run());
+  const auto j = run_to_json(test::a_timed_run());
   EXPECT_EQ(j["forward_ms"]["min"], 10.0);
   EXPECT_EQ(j["forward_ms"]["median"], 20.0);
   EXPECT_EQ(j["forward_ms"]["max"], 40.0);
@@ -39,7 +30,7 @@ TEST(Report, TimesAndRatesComeFromTheMedianSample) {
 
 // The useful rate counts the direct convolution's FLOP; the executed one what the variant runs, on every unit.
 TEST(Report, ExecutedFlopAddsEveryUnitsPart) {
-  RunRecord r = a_run();
+  RunRecord r = test::a_timed_run();
   const auto direct = run_to_json(r)["arithmetic"];
   EXPECT_EQ(direct["unit"], "fp32_fma");
   EXPECT_DOUBLE_EQ(direct["executed_flop_per_image"].get<double>(), kFlopsPerImage);
@@ -59,7 +50,7 @@ TEST(Report, ExecutedFlopAddsEveryUnitsPart) {
 }
 
 TEST(Report, EnergyIsTheMedianWindowAndItsJoulesPerPass) {
-  RunRecord r = a_run();
+  RunRecord r = test::a_timed_run();
   r.energy_images_per_j = {400.0, 100.0, 250.0};
   r.energy_source = "rapl";
   const auto e = run_to_json(r)["energy"];
@@ -71,7 +62,7 @@ TEST(Report, EnergyIsTheMedianWindowAndItsJoulesPerPass) {
 
 // meta.threads is what ran: the most any run used, whatever their order.
 TEST(Report, MetaThreadsIsTheMostAnyRunUsedAndTheFirstGpuFactsStay) {
-  RunRecord one = a_run(), many = a_run(), gpu = a_run(), other_gpu = a_run();
+  RunRecord one = test::a_timed_run(), many = one, gpu = one, other_gpu = one;
   one.threads = 1;
   many.threads = 8;
   gpu.device_info = {{"gpu_name", "first"}, {"driver_version", "1"}, {"host_only", "x"}};

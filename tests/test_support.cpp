@@ -298,4 +298,14 @@ void write_bytes(const fs::path& file, const std::string& bytes) {
   std::ofstream(file, std::ios::binary) << bytes;
 }
 
+RunRecord a_timed_run() {
+  RunRecord r;
+  r.backend = "model";
+  r.variant = "step";
+  r.images = 1000;
+  r.threads = 2;
+  r.forward_samples_ms = {40.0, 10.0, 20.0};
+  return r;
+}
+
 }  // namespace cnn::test

@@ -10,23 +10,19 @@
 #include "common/variant_table.hpp"
 #include "suite/backend_list.hpp"
 #include "suite/table.hpp"
+#include "tests/test_support.hpp"
 
 namespace cnn {
 namespace {
 
 // 20 ms a pass for 1000 images: 50000 images/s, 392 GFLOP/s at the network's 7.84 MFLOP per image.
 RunRecord a_run() {
-  RunRecord r;
-  r.backend = "model";
-  r.variant = "step";
+  RunRecord r = test::a_timed_run();
   r.device = "CPU";
-  r.images = 1000;
   r.distinct_images = 800;
   r.batch = 500;
-  r.threads = 2;
   r.layers_ms = {{"conv1", 3.0}, {"relu1", 1.0}, {"pool1", 1.0}, {"conv2", 5.0}};  // shares of 10 ms
   r.phases_ms = {{"load", 1.5}, {"forward", 20.0}};
-  r.forward_samples_ms = {40.0, 10.0, 20.0};
   r.accuracy = 0.7825;
   r.validation.max_abs_prob_diff = 9.4e-6;
   r.validation.tolerance = 1e-4;
