@@ -7,6 +7,8 @@
 
 #include "suite/binding.hpp"
 #include "suite/ranks.hpp"
+#include "suite/startup.hpp"
+#include "suite/team.hpp"
 
 namespace cnn {
 namespace {
@@ -41,6 +43,7 @@ TEST(Binding, CpusAreSharedInContiguousBlocks) {
   const std::vector<int> cpus = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
   EXPECT_EQ(cpu_share(cpus, 0, 4), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(cpu_share(cpus, 1, 4), (std::vector<int>{3, 4, 5}));
+  EXPECT_EQ(cpu_share(cpus, 2, 4), (std::vector<int>{6, 7}));  // the first rank past the remainder: no extra CPU
   EXPECT_EQ(cpu_share(cpus, 3, 4), (std::vector<int>{8, 9}));
   EXPECT_EQ(cpu_share({4, 5}, 3, 4), (std::vector<int>{5}));  // fewer CPUs than ranks: one each, shared
   EXPECT_EQ(cpu_list_text({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
@@ -52,6 +55,63 @@ TEST(Binding, GpusGoRoundRobinFromTheVisibleList) {
   EXPECT_EQ(gpu_for("4, 6", 8, 1), "6");
   EXPECT_EQ(gpu_for("GPU-abc", 8, 3), "GPU-abc");  // ranks share the one GPU they may use
   EXPECT_EQ(gpu_for("", 8, 0), "");
+  EXPECT_EQ(gpu_for("4,,6", 8, 1), "6");  // an empty item is no GPU
+}
+
+// The launchers' local rank: a whole number below 2^20, else none (-1); the first variable set wins.
+TEST(Binding, TheLocalRankIsReadOnlyFromAWholeNumber) {
+  const char* names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
+  std::vector<std::pair<const char*, std::string>> saved;
+  for (const char* n : names)
+    if (const char* v = std::getenv(n)) saved.emplace_back(n, v);
+  for (const char* n : names) ::unsetenv(n);
+  const auto rank_of = [](const char* value) {
+    ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", value, 1);
+    return launcher_local_rank();
+  };
+  EXPECT_EQ(rank_of("3"), 3);
+  EXPECT_EQ(rank_of("3x"), -1);
+  EXPECT_EQ(rank_of("1048575"), 1048575);
+  EXPECT_EQ(rank_of("1048576"), -1);
+  for (const char* n : names) ::unsetenv(n);
+  for (const auto& [n, v] : saved) ::setenv(n, v.c_str(), 1);
+}
+
+// An MPI launcher is known by the variables it sets for each process, by their whole names.
+TEST(Team, TheLaunchersAreKnownByTheirVariables) {
+  const auto launched = [](std::vector<const char*> env) {
+    env.push_back(nullptr);
+    return launched_by_mpi(env.data());
+  };
+  EXPECT_TRUE(launched({"HOME=/root", "OMPI_COMM_WORLD_SIZE=2"}));  // Open MPI
+  EXPECT_TRUE(launched({"PMIX_RANK=0"}));                           // PMIx (Open MPI 5, Slurm)
+  EXPECT_TRUE(launched({"PMI_RANK=1"}));                            // MPICH's Hydra
+  EXPECT_FALSE(launched({"OMPI_ALLOW_RUN_AS_ROOT=1", "PMI_SIZE=2", "PMIX_RANKS=0"}));
+  EXPECT_FALSE(launched({}));
+}
+
+// The thread counts in the environment, checked before libgomp reads them (suite/startup.cpp).
+TEST(Startup, ThreadCountsInTheEnvironmentAreCheckedAsLibgompReadsThem) {
+  const auto error = [](std::vector<const char*> env) {
+    env.push_back(nullptr);
+    char message[512] = "";
+    return thread_environment_error(env.data(), message, sizeof message) ? std::string(message) : std::string();
+  };
+  EXPECT_EQ(error({"OMP_NUM_THREADS=\t4 ,2\n"}), "");  // spaces of any kind around each item
+  EXPECT_EQ(error({"OMP_NUM_THREADS=0"}),
+            "suite: error: OMP_NUM_THREADS='0': not a positive thread count or comma-separated list of them\n");
+  EXPECT_EQ(error({"OMP_NUM_THREADS_DEV_1=99999999999999999999999999"}),  // saturates, no overflow
+            "suite: error: OMP_NUM_THREADS_DEV_1='99999999999999999999999999': more than 4096 threads (the limit of "
+            "--threads)\n");
+  // Kokkos' variable: only a count beyond the limit (its own check says the rest), and no suffixed forms
+  EXPECT_EQ(error({"KOKKOS_NUM_THREADS=abc", "KOKKOS_NUM_THREADS_X=99999"}), "");
+  // the value quoted on one line: bytes outside printable ASCII as \xNN, cut after 60 characters
+  EXPECT_EQ(error({"OMP_NUM_THREADS=\xc3\xa9"}),
+            "suite: error: OMP_NUM_THREADS='\\xC3\\xA9': not a positive thread count or comma-separated list of them\n");
+  const std::string long_value(70, 'x');
+  const std::string variable = "OMP_NUM_THREADS=" + long_value;
+  EXPECT_EQ(error({variable.c_str()}), "suite: error: OMP_NUM_THREADS='" + std::string(60, 'x') +
+                                           "...': not a positive thread count or comma-separated list of them\n");
 }
 
 TEST(Ranks, RankZeroCombinesTheRanksRuns) {
