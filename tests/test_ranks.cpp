@@ -107,7 +107,8 @@ TEST(Startup, ThreadCountsInTheEnvironmentAreCheckedAsLibgompReadsThem) {
   EXPECT_EQ(error({"KOKKOS_NUM_THREADS=abc", "KOKKOS_NUM_THREADS_X=99999"}), "");
   // the value quoted on one line: bytes outside printable ASCII as \xNN, cut after 60 characters
   EXPECT_EQ(error({"OMP_NUM_THREADS=\xc3\xa9"}),
-            "suite: error: OMP_NUM_THREADS='\\xC3\\xA9': not a positive thread count or comma-separated list of them\n");
+            "suite: error: OMP_NUM_THREADS='\\xC3\\xA9': not a positive thread count or comma-separated list of "
+            "them\n");
   const std::string long_value(70, 'x');
   const std::string variable = "OMP_NUM_THREADS=" + long_value;
   EXPECT_EQ(error({variable.c_str()}), "suite: error: OMP_NUM_THREADS='" + std::string(60, 'x') +
