@@ -43,19 +43,6 @@ std::size_t glibc_default_stack() {
   return size > 0 ? size : 8 * kMiB;
 }
 
-// The address space mapped now (VmSize, what RLIMIT_AS is checked against); 0 where /proc cannot be read.
-std::size_t mapped_bytes() {
-  std::ifstream statm("/proc/self/statm");
-  std::size_t pages = 0;
-  return statm >> pages ? pages * page_size() : 0;
-}
-
-std::string size_text(std::size_t bytes) {
-  if (bytes % kMiB == 0 || bytes >= 64 * kMiB) return std::to_string(bytes / kMiB) + " MiB";
-  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 // RAM plus swap (bytes) where Linux overcommits heuristically (vm.overcommit_memory 0, its default), which
 // refuses any one mapping larger than that; 0 elsewhere or where /proc cannot be read.
 std::size_t heuristic_overcommit_ceiling() {
@@ -72,6 +59,27 @@ std::size_t heuristic_overcommit_ceiling() {
 }
 
 }  // namespace
+
+std::size_t address_space_in_use() {
+  std::ifstream statm("/proc/self/statm");
+  std::size_t pages = 0;
+  return statm >> pages ? pages * page_size() : 0;
+}
+
+std::string size_text(std::size_t bytes) {
+  if (bytes % kMiB == 0 || bytes >= 64 * kMiB) return std::to_string(bytes / kMiB) + " MiB";
+  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KiB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::size_t threads_that_fit(std::size_t limit, std::size_t mapped, std::size_t stack, std::size_t page) {
+  // Rounded to pages, plus the guard page; a stack near the limit (OMP_STACKSIZE=-1B wraps) counts as all of it.
+  const std::size_t per_thread = stack >= limit - std::min(limit, 2 * page)
+                                     ? std::max<std::size_t>(limit, 1)
+                                     : (stack + page - 1) / page * page + page;
+  const std::size_t room = limit > mapped + kMargin ? limit - mapped - kMargin : 0;
+  return 1 + room / per_thread;  // the first thread runs on the process's own stack
+}
 
 int openmp_team_size(int requested) {
 #ifdef _OPENMP
@@ -137,13 +145,8 @@ void require_room_for_thread_stacks(int threads) {
                      "smaller one");
   }
   if (::getrlimit(RLIMIT_AS, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY) return;
-  const std::size_t cap = limit.rlim_cur, used = mapped_bytes();
-  const std::size_t page = page_size();
-  // Rounded to pages, plus the guard page; a stack near the limit (OMP_STACKSIZE=-1B wraps) counts as all of it.
-  const std::size_t per_thread =
-      stack >= cap - std::min(cap, 2 * page) ? std::max<std::size_t>(cap, 1) : (stack + page - 1) / page * page + page;
-  const std::size_t room = cap > used + kMargin ? cap - used - kMargin : 0;
-  const std::size_t fit = 1 + room / per_thread;  // the first thread runs on the process's own stack
+  const std::size_t cap = limit.rlim_cur, used = address_space_in_use();
+  const std::size_t fit = threads_that_fit(cap, used, stack, page_size());
   if (fit >= std::size_t(threads)) return;
   throw UsageError("the address-space limit (ulimit -v " + std::to_string(cap / 1024) + ": " + size_text(cap) +
                    ", " + size_text(used) + " of it in use) cannot hold " + std::to_string(threads) +

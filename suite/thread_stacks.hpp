@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 
 namespace cnn {
 
@@ -26,5 +27,18 @@ std::size_t openmp_thread_stack_size();
 // stack size and how many threads would fit); when one stack is larger than RAM plus swap under Linux's
 // heuristic overcommit (OMP_STACKSIZE=64G); when the threads exceed RLIMIT_NPROC (`ulimit -u`, not for root).
 void require_room_for_thread_stacks(int threads);
+
+// The address space this process has mapped (VmSize, what RLIMIT_AS is checked against); 0 where /proc
+// cannot be read.
+std::size_t address_space_in_use();
+
+// How many threads, the process's own included, fit under an address-space limit of `limit` bytes with
+// `mapped` bytes mapped already, each further thread mapping `stack` bytes rounded up to pages of `page` bytes
+// plus a guard page, less a margin of 4 MiB for the run's first allocations.
+std::size_t threads_that_fit(std::size_t limit, std::size_t mapped, std::size_t stack, std::size_t page);
+
+// A size in bytes as the messages write it: whole MiB (also from 64 MiB on, rounded down), else whole KiB,
+// else bytes.
+std::string size_text(std::size_t bytes);
 
 }  // namespace cnn

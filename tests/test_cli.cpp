@@ -19,7 +19,6 @@
 #include "suite/energy.hpp"
 #include "suite/runner.hpp"
 #include "suite/system_info.hpp"
-#include "suite/thread_stacks.hpp"
 #include "tests/test_support.hpp"
 
 namespace cnn::test {
@@ -96,12 +95,6 @@ Result run_in_process(std::vector<std::string> args,
   const int code = suite_main(args, registry);
   std::string out = ::testing::internal::GetCapturedStdout();
   return {code, ::testing::internal::GetCapturedStderr(), std::move(out)};
-}
-
-void expect_one_error_line(const std::string& err, const std::string& fragment) {
-  EXPECT_EQ(err.rfind("suite: error: ", 0), 0u) << err;
-  EXPECT_NE(err.find(fragment), std::string::npos) << err;
-  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 nlohmann::ordered_json read_ordered_json(const fs::path& p) {
@@ -628,66 +621,6 @@ TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {
     const CliResult r = run_suite_with_env(args, {env});
     EXPECT_EQ(r.exit_code, 0) << env << ": " << r.err;
   }
-}
-
-// Each OpenMP thread maps a stack (8 MiB by default): when the address-space limit cannot hold them, libgomp
-// said "Thread creation failed" and ended the process at the first parallel region, after the inputs were
-// read. The suite refuses such a run first, naming what would fit; with OMP_STACKSIZE set, the test does
-// not depend on the RLIMIT_STACK it inherits. Under a 256 MiB limit a run needs about 65 MiB besides.
-TEST(CliBinary, ThreadStacksBeyondTheAddressSpaceLimitAreRefused) {
-#if defined(__SANITIZE_ADDRESS__)
-  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
-#endif
-  TempDir dir;
-  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
-  const auto run = [&](std::vector<std::string> env, const std::vector<std::string>& more = {}) {
-    Launch how = within_small_address_space();
-    how.env = std::move(env);
-    std::vector<std::string> all = args;
-    all.insert(all.end(), more.begin(), more.end());
-    return run_suite(all, how);
-  };
-  const std::vector<std::pair<CliResult, std::string>> refused = {
-      {run({"OMP_NUM_THREADS=128", "OMP_STACKSIZE=8M"}), "cannot hold 128 threads' stacks of 8 MiB; use --threads "},
-      {run({"OMP_NUM_THREADS=2", "OMP_STACKSIZE=8M"}, {"--threads", "128"}), "cannot hold 128 threads' stacks"},
-      {run({"OMP_NUM_THREADS=128", "GOMP_STACKSIZE=8192"}), "128 threads' stacks of 8 MiB"},  // K by default
-  };
-  for (const auto& [r, fragment] : refused) {
-    EXPECT_EQ(r.exit_code, 2) << r.err;
-    expect_one_error_line(r.err, "the address-space limit (ulimit -v 262144: 256 MiB, ");
-    EXPECT_NE(r.err.find(fragment), std::string::npos) << r.err;
-    EXPECT_FALSE(fs::exists(dir / "r.json"));
-  }
-  // The same limit holds 2 threads of 8 MiB, or 64 of 1 MiB (refused if "1m" were read as anything else).
-  for (const auto& [threads, stack] : {std::pair{"OMP_NUM_THREADS=2", "OMP_STACKSIZE=8M"},
-                                       std::pair{"OMP_NUM_THREADS=64", "OMP_STACKSIZE=1m"}}) {
-    const CliResult r = run({threads, stack});
-    EXPECT_EQ(r.exit_code, 0) << threads << " " << stack << ": " << r.err;
-  }
-}
-
-// A thread stack larger than memory and swap, which Linux's default overcommit refuses to map: libgomp ended the
-// process with its own two lines, exit 1.
-TEST(CliBinary, AThreadStackBeyondMemoryIsRefused) {
-  TempDir dir;
-  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
-  CliResult r = run_suite_with_env(args, {"OMP_NUM_THREADS=2", "OMP_STACKSIZE=100000G"});
-  std::ifstream mode("/proc/sys/vm/overcommit_memory");
-  int m = -1;
-  if (!(mode >> m) || m != 0) GTEST_SKIP() << "Linux does not overcommit heuristically here";
-  EXPECT_EQ(r.exit_code, 2) << r.err;
-  expect_one_error_line(r.err, "a thread stack of 102400000 MiB (OMP_STACKSIZE or GOMP_STACKSIZE) is more than");
-}
-
-// OMP_STACKSIZE as libgomp reads it: kilobytes unless a unit says otherwise.
-TEST(ThreadStacks, SizesAreReadAsLibgompReadsThem) {
-  EXPECT_EQ(parse_openmp_stacksize("8M"), std::optional<std::size_t>(8u << 20));
-  EXPECT_EQ(parse_openmp_stacksize(" 512 "), std::optional<std::size_t>(512u << 10));
-  EXPECT_EQ(parse_openmp_stacksize("2 g "), std::optional<std::size_t>(std::size_t(2) << 30));
-  EXPECT_EQ(parse_openmp_stacksize("65536b"), std::optional<std::size_t>(65536));
-  EXPECT_EQ(parse_openmp_stacksize("16k"), std::optional<std::size_t>(16u << 10));
-  for (const char* bad : {"", " ", "8MB", "abc", "8X", "-1", "99999999999999999999"})
-    EXPECT_EQ(parse_openmp_stacksize(bad), std::nullopt) << bad;
 }
 
 // An installed suite (<prefix>/bin/suite) reads only <prefix>/share/cnn-suite/data: with that folder gone it

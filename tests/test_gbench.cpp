@@ -164,12 +164,13 @@ TEST(Gbench, ExtremesAnInfiniteDifferenceAndTheGpuAreWhatTheRunsSay) {
 // The context as Google Benchmark fills it on this machine: the time zone's offset with its sign, frequency
 // scaling only where a governor other than "performance" is set, cache sizes in bytes.
 TEST(Gbench, TheMachineIsReadAsGoogleBenchmarkReadsIt) {
-  const char* tz = std::getenv("TZ");
-  const std::string saved = tz ? tz : "";
-  ::setenv("TZ", "UTC+5", 1);  // POSIX: five hours west of UTC
-  ::tzset();
-  const GbenchMachine m = this_machine();
-  tz ? ::setenv("TZ", saved.c_str(), 1) : ::unsetenv("TZ");
+  GbenchMachine m;
+  {
+    const WithoutEnvironment saved({"TZ"});
+    ::setenv("TZ", "UTC+5", 1);  // POSIX: five hours west of UTC
+    ::tzset();
+    m = this_machine();
+  }
   ::tzset();
   EXPECT_EQ(m.date.substr(m.date.size() - 6), "-05:00") << m.date;
   std::ifstream governor_file("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");

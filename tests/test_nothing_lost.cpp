@@ -487,6 +487,19 @@ TEST(NothingLost, MoreThreadsThanTheProcessLimitAreRefused) {
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_EQ(r.err, "suite: error: the process limit (ulimit -u 20) cannot hold 64 threads; use --threads 10 or fewer, "
                    "or a higher ulimit -u\n");
+  const CliResult one_more = run_suite(in.args({"--threads", "21", "--output", "/dev/null"}), how);
+  EXPECT_EQ(one_more.exit_code, 2) << one_more.err;
+  EXPECT_NE(one_more.err.find("cannot hold 21 threads"), std::string::npos) << one_more.err;
+}
+
+// Root is not held to the process limit (Linux lets its threads past RLIMIT_NPROC), so neither is its run.
+TEST(NothingLost, RootIsNotHeldToTheProcessLimit) {
+  if (::geteuid() != 0) GTEST_SKIP() << "only root passes the process limit";
+  Inputs in;
+  Launch how;
+  how.process_limit = 20;
+  const CliResult r = run_suite(in.args({"--threads", "64", "--output", "/dev/null"}), how);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 TEST(NothingLost, AnUncreatableDefaultFolderSaysWhy) {

@@ -9,6 +9,7 @@
 #include "suite/ranks.hpp"
 #include "suite/startup.hpp"
 #include "suite/team.hpp"
+#include "tests/test_support.hpp"
 
 namespace cnn {
 namespace {
@@ -60,11 +61,7 @@ TEST(Binding, GpusGoRoundRobinFromTheVisibleList) {
 
 // The launchers' local rank: a whole number below 2^20, else none (-1); the first variable set wins.
 TEST(Binding, TheLocalRankIsReadOnlyFromAWholeNumber) {
-  const char* names[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"};
-  std::vector<std::pair<const char*, std::string>> saved;
-  for (const char* n : names)
-    if (const char* v = std::getenv(n)) saved.emplace_back(n, v);
-  for (const char* n : names) ::unsetenv(n);
+  const test::WithoutEnvironment none({"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"});
   const auto rank_of = [](const char* value) {
     ::setenv("OMPI_COMM_WORLD_LOCAL_RANK", value, 1);
     return launcher_local_rank();
@@ -73,8 +70,6 @@ TEST(Binding, TheLocalRankIsReadOnlyFromAWholeNumber) {
   EXPECT_EQ(rank_of("3x"), -1);
   EXPECT_EQ(rank_of("1048575"), 1048575);
   EXPECT_EQ(rank_of("1048576"), -1);
-  for (const char* n : names) ::unsetenv(n);
-  for (const auto& [n, v] : saved) ::setenv(n, v.c_str(), 1);
 }
 
 // An MPI launcher is known by the variables it sets for each process, by their whole names.

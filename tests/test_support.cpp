@@ -1,5 +1,6 @@
 #include "tests/test_support.hpp"
 
+#include <gtest/gtest.h>
 #include <elf.h>
 #include <fcntl.h>
 #include <pty.h>
@@ -199,6 +200,7 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     limit_child(RLIMIT_FSIZE, how.file_size_limit, "cannot set RLIMIT_FSIZE for", binary.c_str());
     limit_child(RLIMIT_AS, how.address_space_limit, "cannot set RLIMIT_AS for", binary.c_str());
     limit_child(RLIMIT_NPROC, how.process_limit, "cannot set RLIMIT_NPROC for", binary.c_str());
+    limit_child(RLIMIT_STACK, how.stack_limit, "cannot set RLIMIT_STACK for", binary.c_str());
     if (drop_root && (::setgid(65534) != 0 || ::setuid(65534) != 0)) child_fails(125, "cannot become nobody to run", binary.c_str());
     ::execv(binary.c_str(), argv.data());
     child_fails(127, "cannot execute", binary.c_str());
@@ -306,6 +308,24 @@ RunRecord a_timed_run() {
   r.threads = 2;
   r.forward_samples_ms = {40.0, 10.0, 20.0};
   return r;
+}
+
+WithoutEnvironment::WithoutEnvironment(std::vector<std::string> names) : names_(std::move(names)) {
+  for (const std::string& n : names_) {
+    if (const char* v = std::getenv(n.c_str())) saved_.emplace_back(n, v);
+    ::unsetenv(n.c_str());
+  }
+}
+
+WithoutEnvironment::~WithoutEnvironment() {
+  for (const std::string& n : names_) ::unsetenv(n.c_str());
+  for (const auto& [n, v] : saved_) ::setenv(n.c_str(), v.c_str(), 1);
+}
+
+void expect_one_error_line(const std::string& err, const std::string& fragment) {
+  EXPECT_EQ(err.rfind("suite: error: ", 0), 0u) << err;
+  EXPECT_NE(err.find(fragment), std::string::npos) << err;
+  EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
 }
 
 }  // namespace cnn::test

@@ -42,13 +42,14 @@ CliResult run_suite(const std::vector<std::string>& args);
 struct Launch {
   std::filesystem::path cwd;                    // empty: this process's
   std::string stdout_path;                      // empty: captured into CliResult::out
-  std::vector<std::string> env;                 // "NAME=value" added to this environment
+  std::vector<std::string> env;                 // "NAME=value" added to this environment, "NAME" removed from it
   bool ignore_sigint = false;                   // as nohup or a background job would
   // Drop root (uid/gid 65534) when running as root; the binary then runs from a copy that nobody can reach.
   bool as_nobody = false;
   long file_size_limit = -1;                    // RLIMIT_FSIZE in bytes (`ulimit -f`); -1: inherited
   long address_space_limit = -1;                // RLIMIT_AS in bytes (`ulimit -v` x 1024); -1: inherited
   long process_limit = -1;                      // RLIMIT_NPROC (`ulimit -u`; root is not held to it); -1: inherited
+  long stack_limit = -1;                        // RLIMIT_STACK in bytes (`ulimit -s` x 1024); -1: inherited
   bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
   bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
   std::filesystem::path binary;                 // empty: the build tree's suite
@@ -102,6 +103,22 @@ void write_bytes(const std::filesystem::path& file, const std::string& bytes);
 inline std::vector<std::string> baseline_run(int images, const std::filesystem::path& report) {
   return {"--backend", kBaseline, "--images", std::to_string(images), "--quiet", "--output", report.string()};
 }
+
+// Unsets the named environment variables for the life of the object, then gives them back their values.
+class WithoutEnvironment {
+ public:
+  explicit WithoutEnvironment(std::vector<std::string> names);
+  ~WithoutEnvironment();
+  WithoutEnvironment(const WithoutEnvironment&) = delete;
+  WithoutEnvironment& operator=(const WithoutEnvironment&) = delete;
+
+ private:
+  std::vector<std::string> names_;
+  std::vector<std::pair<std::string, std::string>> saved_;
+};
+
+// Expects `err` to be one line, "suite: error: ..." containing `fragment`.
+void expect_one_error_line(const std::string& err, const std::string& fragment);
 
 std::string slurp(const std::filesystem::path& file);  // the whole file ("" when it cannot be read)
 nlohmann::json read_json(const std::filesystem::path& file);  // a report; throws when it is not JSON
