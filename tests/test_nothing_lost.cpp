@@ -3,6 +3,8 @@
 // Each test here failed before the fix it guards (README, "Failures the suite handles").
 #include <gtest/gtest.h>
 #include <fcntl.h>
+#include <pty.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -670,6 +672,90 @@ TEST(NothingLost, AnInterruptAfterTheReportSaysWhatWasWrittenInOneLine) {
   }
 }
 
+// Every terminating signal is named in its line and ends the process with 128 + its number.
+TEST(NothingLost, EachTerminatingSignalIsNamedAndSetsTheExitCode) {
+  const std::vector<std::pair<int, std::string>> said = {
+      {SIGINT, "interrupted by SIGINT"},  {SIGTERM, "terminated by SIGTERM"}, {SIGHUP, "terminated by SIGHUP"},
+      {SIGUSR1, "terminated by SIGUSR1"}, {SIGUSR2, "terminated by SIGUSR2"}, {SIGALRM, "terminated by SIGALRM"}};
+  for (const auto& [signal, what] : said) {
+    TempDir dir;
+    const int status = raised_in_child(dir, signal, [] {});
+    ASSERT_TRUE(WIFEXITED(status)) << what << ": killed without the handler";
+    EXPECT_EQ(WEXITSTATUS(status), 128 + signal) << what;
+    EXPECT_EQ(slurp(dir / "stderr"), "suite: error: " + what + ", no report written\n");
+  }
+}
+
+// A second run of one process (the tests') starts with nothing written and nothing decided: a signal then
+// neither names the earlier report nor ends with the earlier outcome.
+TEST(NothingLost, EachRunStartsWithNothingWrittenAndNothingDecided) {
+  TempDir dir;
+  const int status = raised_in_child(dir, SIGTERM, [] {
+    note_report_written("results/r.json", false);
+    note_outcome(3);
+    install_signal_handlers();
+  });
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_EQ(slurp(dir / "stderr"), "suite: error: terminated by SIGTERM, no report written\n");
+}
+
+// On a terminal a progress line may be open: the signal's line starts on a line of its own there.
+TEST(NothingLost, OnATerminalTheSignalsLineStartsOnItsOwnLine) {
+  int terminal = -1, child_side = -1;
+  ASSERT_EQ(::openpty(&terminal, &child_side, nullptr, nullptr, nullptr), 0) << std::strerror(errno);
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(child_side, 2);
+    ::signal(SIGTERM, SIG_DFL);
+    install_signal_handlers();
+    ::raise(SIGTERM);
+    ::_exit(0);
+  }
+  ::close(child_side);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  std::string shown;
+  char buf[256];
+  for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0;) shown.append(buf, std::size_t(n));
+  ::close(terminal);
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+  EXPECT_EQ(shown, "\r\nsuite: error: terminated by SIGTERM, no report written\r\n");  // the terminal writes \n as \r\n
+}
+
+// A signal while a file is being written removes its temporary file: nothing is left, not even half a file.
+// The signal is sent when the temporary file appears (inotify); a write that finishes first is tried again larger.
+TEST(NothingLost, ASignalDuringAWriteLeavesNoTemporaryFile) {
+  for (std::size_t mib = 32; mib <= 1024; mib *= 2) {
+    TempDir dir;
+    const int watch = ::inotify_init1(IN_CLOEXEC);
+    ASSERT_GE(watch, 0) << std::strerror(errno);
+    ASSERT_GE(::inotify_add_watch(watch, dir.path.c_str(), IN_CREATE), 0) << std::strerror(errno);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      const int null = ::open("/dev/null", O_WRONLY);
+      ::dup2(null, 2);
+      ::signal(SIGTERM, SIG_DFL);
+      install_signal_handlers();
+      const std::string content(mib << 20, 'x');
+      write_file_atomically(dir / "r.json", content);
+      ::_exit(0);
+    }
+    char event[4096];
+    const ssize_t got = ::read(watch, event, sizeof event);  // the temporary file exists
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    ::close(watch);
+    ASSERT_GT(got, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    if (WEXITSTATUS(status) == 0) continue;  // written before the signal came
+    EXPECT_EQ(WEXITSTATUS(status), 128 + SIGTERM);
+    for (const auto& e : fs::directory_iterator(dir.path)) ADD_FAILURE() << "left behind: " << e.path();
+    return;
+  }
+  FAIL() << "every write finished before the signal came";
+}
+
 TEST(NothingLost, ACpuTimeLimitEndsWithALineAndNoTemporaryFile) {
   // `ulimit -t`: SIGXCPU's default action killed the suite without a word (exit 152).
   TempDir dir;
@@ -683,11 +769,14 @@ TEST(NothingLost, ACpuTimeLimitEndsWithALineAndNoTemporaryFile) {
 // still be tearing MPI down after that error was said: they end with its exit code and say nothing more
 // (tests/mpi: two lines in about 1 run of 30 before).
 TEST(NothingLost, ASignalAfterTheOutcomeIsSaidEndsQuietlyWithItsCode) {
-  TempDir dir;
-  const int status = raised_in_child(dir, SIGTERM, [] { note_outcome(3); });  // as after the agreed error line
-  ASSERT_TRUE(WIFEXITED(status));
-  EXPECT_EQ(WEXITSTATUS(status), 3);
-  EXPECT_EQ(slurp(dir / "stderr"), "");
+  // As after the agreed error line (3), after a run that passed (0), and a negative code as a failure (1).
+  for (const auto& [outcome, code] : {std::pair{3, 3}, {0, 0}, {-5, 1}}) {
+    TempDir dir;
+    const int status = raised_in_child(dir, SIGTERM, [outcome = outcome] { note_outcome(outcome); });
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), code) << outcome;
+    EXPECT_EQ(slurp(dir / "stderr"), "") << outcome;
+  }
 }
 
 TEST(NothingLost, AFileSizeLimitIsAWriteErrorThatLeavesNothing) {
