@@ -409,3 +409,18 @@ def test_interleaved_runs_cancel_a_drift_that_one_after_another_reads_as_a_step(
             assert steps.returncode == 0 and steps.stdout.startswith(f"no step at {b[:10]}"), steps.stdout
         else:
             assert steps.returncode == 1 and "(5 v 5 runs)" in steps.stdout, steps.stdout + steps.stderr
+
+
+def test_a_failed_git_command_is_said_by_its_error_line_not_by_the_advice_after_it(repo, tmp_path):
+    # A backfill killed during a checkout leaves the worktree's index.lock behind: git says so on its first
+    # line and then gives five lines of advice; the store must record the cause, not "remove the file
+    # manually to continue."
+    from suitereport import backfill
+    r, commits = repo
+    src = tmp_path / "work" / "src"
+    backfill.prepare_worktree(r, src, commits[0])
+    (Path(backfill.git(src, "rev-parse", "--absolute-git-dir").strip()) / "index.lock").write_text("")
+    with pytest.raises(backfill.BackfillError, match=rf"^git checkout --quiet --detach --force {commits[1]}: "
+                                                     r"fatal: Unable to create '.*index\.lock': File exists\.$"):
+        backfill.prepare_worktree(r, src, commits[1])
+    assert backfill._git_error("one line\n\n") == "one line" and backfill._git_error("") == "failed"
