@@ -32,6 +32,7 @@ report = {"schema_version": 1,
                     "machine_load": {"other_runnable_start": 0, "other_runnable_end": 0}}]}
 pathlib.Path(sys.argv[1]).write_text(json.dumps(report))
 '''
+BENCHMARK = "serial:register_tiles/images:1200/threads:1"  # its run (serial:opt is register_tiles today)
 SLOW_AT = 7  # the commit (1-based) that makes the benchmark 1.5x slower
 
 
@@ -112,6 +113,31 @@ def test_bisect_refuses_a_bad_that_does_not_descend_from_good(repo, monkeypatch)
         bisect_over(monkeypatch, repo, lambda i: [10.0 * f for f in SPREAD], 5, 2)
 
 
+def test_bisect_needs_a_time_at_both_ends(repo, monkeypatch):
+    def step(i):
+        return [(10.0 if i < 6 else 15.0) * f for f in SPREAD]
+    for dead, end in ((4, "GOOD"), (11, "BAD")):
+        with pytest.raises(load.ReportError, match=f"^{end} \\({repo[1][dead][:10]}\\) gives no time for {BENCHMARK}: "
+                                                   "bisect needs both ends$"):
+            bisect_over(monkeypatch, repo, lambda i: None if i == dead else step(i), 4, 11)
+
+
+def test_bisect_skips_commits_it_cannot_measure_and_names_them(repo, monkeypatch):
+    # commits 5 to 8 do not build: the step lies in 5..9, the search says so and which commits it could not see
+    probed = []
+
+    def passes(i):
+        probed.append(i)
+        return None if 5 <= i <= 8 else [(10.0 if i < 6 else 15.0) * f for f in SPREAD]
+    found = bisect_over(monkeypatch, repo, passes, 4, 11)
+    assert found.commit == repo[1][9] and found.good == repo[1][4] and found.ratio == pytest.approx(1.5)
+    assert found.untestable == repo[1][5:9] and found.probes == len(probed) == len(set(probed))
+    # a tie (as near to GOOD as to BAD in ratio) is not nearer to BAD: commit 6 at 20 ms between 10 and 40
+    found = bisect_over(monkeypatch, repo, lambda i: [(10.0 if i < 6 else 20.0 if i == 6 else 40.0) * f
+                                                      for f in SPREAD], 4, 11)
+    assert found.commit == repo[1][7] and found.ratio == pytest.approx(2.0) and found.untestable == []
+
+
 class ReportingProbe:
     """What bisect.measure asks of a probe: every commit builds, and its run writes `runs` as its report."""
 
@@ -143,6 +169,66 @@ def test_bisect_measures_the_benchmarks_thread_count(tmp_path):
     probe = ReportingProbe([run_at(2, 5.0), run_at(1, 10.0)])
     got = bisect.measure(probe, "c" * 40, "serial:register_tiles/images:1200/threads:1", lambda line: None)
     assert got == (10.0, [10.0] * 5) and probe.threads == 1
+
+
+def test_a_benchmark_is_named_as_the_dashboard_names_it():
+    assert bisect.parse_benchmark("openmp:batch/images:64/threads:3") == ("openmp", "batch", 64, 3)
+    assert bisect.parse_benchmark("kokkos:winograd/images:1200") == ("kokkos", "winograd", 1200, None)  # a GPU's
+    with pytest.raises(load.ReportError, match=r"^'serial:opt/1200': a benchmark is backend:variant/images:N/threads:T "
+                                               r"\(as the dashboard and `history plot` name it\)$"):
+        bisect.parse_benchmark("serial:opt/1200")
+
+
+def run_of(backend="serial", variant="opt", images=1200, threads=1, ms=10.0, gpu=False):
+    return {"backend": backend, "variant": variant, "images": images, "threads": threads,
+            "device": "NVIDIA H200" if gpu else "CPU", "forward_ms": {"median": ms, "samples": [ms] * 5},
+            "validation": {"passed": True}}
+
+
+def test_bisect_measures_the_run_of_the_benchmark_and_nothing_else(tmp_path):
+    def measure(benchmark, *runs):
+        return bisect.measure(ReportingProbe(list(runs)), "c" * 40, benchmark, lambda line: None)
+    assert measure(BENCHMARK, run_of("openmp", "register_tiles", ms=1.0), run_of(images=600, ms=2.0),
+                   run_of(ms=3.0)) == (3.0, [3.0] * 5)
+    # a GPU run is its GPU's, whatever threads the benchmark names; a benchmark without threads takes any
+    assert measure("serial:register_tiles/images:1200/threads:2", run_of(threads=270336, ms=4.0, gpu=True))[0] == 4.0
+    assert measure("serial:register_tiles/images:1200", run_of(threads=7, ms=5.0))[0] == 5.0
+    assert measure(BENCHMARK, run_of(threads=2)) is None
+
+
+class FailingProbe(ReportingProbe):
+    """A probe whose commit fails at one step: `how` says which."""
+
+    def __init__(self, how):
+        super().__init__([run_of()])
+        self.how = how
+
+    def build_commit(self, commit):
+        return (False, "build command exit 2") if self.how == "build" else (True, "")
+
+    def runnable_backends(self):
+        return [] if self.how == "absent" else super().runnable_backends()
+
+    def run_commit(self, commit, out, wanted):
+        if self.how == "no report":
+            return 3, "", ""
+        if self.how == "bad report":
+            out.write_text("{not json")
+            return 0, "", ""
+        return super().run_commit(commit, out, wanted)
+
+
+@pytest.mark.parametrize("how, said", [("build", "build command exit 2"),
+                                       ("absent", "no serial:register_tiles at this commit"),
+                                       ("no report", "the run wrote no report (exit 3)"),
+                                       ("bad report", "report.json"),
+                                       ("other benchmark", "the report has no serial:register_tiles/images:600")])
+def test_a_commit_that_gives_no_time_is_none_and_the_log_says_why(how, said):
+    # bisect skips such a commit for a neighbour: a time measured anyway (a stale build's) would mislead it
+    log = []
+    benchmark = "serial:register_tiles/images:600" if how == "other benchmark" else BENCHMARK
+    assert bisect.measure(FailingProbe(how), "c" * 40, benchmark, log.append) is None
+    assert len(log) == 1 and log[0].startswith("  cccccccccc: ") and said in log[0], log
 
 
 def test_backfill_stores_each_commit_with_its_subject_and_failures_and_resumes(repo, tmp_path):
