@@ -73,8 +73,16 @@ class BackfillError(load.ReportError):
 def git(repo, *args, check=True):
     r = subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True)
     if check and r.returncode != 0:
-        raise BackfillError(f"git {' '.join(args)}: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else 'failed'}")
+        raise BackfillError(f"git {' '.join(args)}: {_git_error(r.stderr)}")
     return r.stdout
+
+
+def _git_error(stderr):
+    """The line of git's stderr that says what failed: its first fatal: or error: line (advice may follow it:
+    a lock left by a killed git is five lines of it), else its last line."""
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    said = [ln for ln in lines if ln.startswith(("fatal:", "error:"))]
+    return said[0] if said else lines[-1] if lines else "failed"
 
 
 def resolve(repo, rev):

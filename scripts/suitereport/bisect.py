@@ -1,7 +1,8 @@
 """`history bisect BENCHMARK GOOD BAD`: the commit where a benchmark stepped, found by binary search over
 git's topological order between GOOD and BAD, each probe one build and one run (asv find's idea). Only
-the commits the search visits are built; a commit that does not build or run is skipped for its
-neighbour toward BAD, and where none in the interval builds the answer is that interval.
+the commits the search visits are built; a commit that does not build or run is skipped for its nearest
+neighbour inside the interval (toward GOOD first where two are as near), and where none in the interval
+builds the answer is that interval.
 
 A probe is classified by its median: nearer (in ratio) to BAD's than to GOOD's is "bad". The step's size
 is the ratio of the first bad commit's median to the last good one's.
