@@ -290,3 +290,25 @@ def test_a_verdict_folder_that_is_a_link_is_refused(tmp_path):
     line = one_error_line(run(PROG, "--results", res))
     assert "is not a folder (the verdict goes there)" in line, line
     assert not any(elsewhere.iterdir()) and not (res / "README.md").exists()
+
+
+def test_a_scaling_block_takes_the_runs_of_one_machine(tmp_path, monkeypatch):
+    # Its tables are shown without their headings, so two machines' tables read as one machine's: refused,
+    # as a matrix block refuses them.
+    from test_scaling import mpi_report
+    res = tmp_path / "res"
+    res.mkdir()
+    for n in (1, 2):
+        mpi_report(res / f"own-epyc-{n}.json", n, 1000.0 * n)
+    monkeypatch.setattr(readme_blocks, "BLOCKS", {"own": readme_blocks.Block(("own-*.json",), "scaling")})
+    path = tmp_path / "README.md"
+    path.write_text(f"{readme_blocks.begin_marker('own')}\n{readme_blocks.end_marker('own')}\n")
+    assert run(PROG, "--readme", path, "--results", res).returncode == 0
+    assert "| backend:variant | mode | images | ranks |" in path.read_text()
+    xeon = json.loads((res / "own-epyc-2.json").read_text())
+    xeon["meta"]["cpu_model"] = "Intel Xeon"
+    (res / "own-xeon-2.json").write_text(json.dumps(xeon))
+    before = path.read_bytes()
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': its reports come from 2 machines" in line, line
+    assert path.read_bytes() == before
