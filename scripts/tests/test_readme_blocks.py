@@ -173,6 +173,8 @@ def test_readme_options_that_do_not_go_together(tmp_path):
     assert "--readme takes" in one_error_line(run(PROG, "--readme", path, "--output", tmp_path / "x.md"))
     assert "--check goes with --readme" in one_error_line(run(PROG, "--check"))
     assert "no such README" in one_error_line(run(PROG, "--readme", tmp_path / "missing.md"))
+    for check in ((), ("--check",)):  # was ".: is a folder" with --check, the empty name as a Path
+        assert "--readme: an empty file name" in one_error_line(run(PROG, "--readme", "", *check))
 
 
 # ---- the mapping and the matrix table, on reports of a test's own
