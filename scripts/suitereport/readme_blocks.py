@@ -187,7 +187,11 @@ def render(name, results_dir):
         from . import portability_view  # matplotlib: only for this block
         body = portability_view.markdown(portability.verdict(runs))
     elif block.table == "scaling":
-        body = "\n".join(tables.to_markdown(t, heading=None) for t in scaling.scaling_tables(runs))
+        ts = scaling.scaling_tables(runs)
+        if len(ts) != 1:  # the block shows no table headings: two machines' tables would read as one's
+            raise load.ReportError(f"block '{name}': its reports come from {len(ts)} machines "
+                                   f"({'; '.join(t.machine for t in ts)}), a table takes one")
+        body = tables.to_markdown(ts[0], heading=None)
     else:
         groups = analysis.group_runs(runs)
         if len(groups) != 1:

@@ -212,6 +212,8 @@ def main(argv):
     if not results_dir.is_dir():
         raise load.ReportError(f"{args.results}: no such folder")
     if args.readme is not None:
+        if args.readme == "":  # Path("") is ".", the current folder: the name must be seen before it is a Path
+            raise load.ReportError("--readme: an empty file name")
         if args.output is not None or args.skip_bad:
             raise load.ReportError("--readme takes --results and --check, not --output or --skip-bad")
         return _readme_blocks(Path(args.readme), results_dir, args.check)
@@ -326,8 +328,6 @@ def _move_verdict(staged, verdict_dir, names):
 
 def _readme_blocks(path, results_dir, check):
     """--readme: every block made first, then the file written once (safe_io), or with --check compared."""
-    if str(path) == "":
-        raise load.ReportError("--readme: an empty file name")
     if not check:
         safe_io.check_output(path)
     old = safe_io.read_text(path, "README")

@@ -185,6 +185,7 @@ def test_results_readme_shows_the_portability_cascades_and_the_history(demo_stor
     shutil.copytree(DATA / "results", res)
     (res / "history").mkdir()
     shutil.copy(demo_store, res / "history" / "store.jsonl")
+    (res / "history" / "dashboard.png").write_bytes(b"a screenshot")  # made by `history html --screenshot`
     r = run_tool("make-results-readme", "--results", res)
     assert r.returncode == 0, r.stderr
     text = (res / "README.md").read_text()
@@ -193,6 +194,7 @@ def test_results_readme_shows_the_portability_cascades_and_the_history(demo_stor
            "(charts/portability-application-200.png)" in text
     assert f"![History, {EPYC}](charts/history-AMD-EPYC-2-cores-test.png)" in text
     assert "[history/dashboard.html](history/dashboard.html)" in text
+    assert "[![The dashboard (history/dashboard.html) as chromium renders it](history/dashboard.png)]" in text
     for link in [line.split("](")[1].rstrip(")") for line in text.splitlines() if line.startswith("![")]:
         assert (res / link).is_file(), link
     assert (res / "history" / "dashboard.html").is_file()

@@ -5,6 +5,7 @@ JSON the README documents."""
 
 import copy
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
-from suitereport import identity, load, portability  # noqa: E402
+from suitereport import identity, load, portability, portability_view  # noqa: E402
 from tools_inprocess import run_tool  # noqa: E402
 
 BASE = json.loads((Path(__file__).resolve().parent / "data" / "serial.json").read_text())
@@ -305,3 +306,86 @@ def test_bad_portability_arguments_are_one_line(results):
                       (("--format", "csv"), "md or json")):
         r = run_tool("report", "--portability", results, *args)
         assert r.returncode == 2 and msg in r.stderr and len(r.stderr.splitlines()) == 1, r.stderr
+
+
+def test_report_options_that_do_not_go_together_are_one_line(results, tmp_path):
+    for args, msg in ((("--portability", "--scaling"), "two reports: one at a time"),
+                      (("--out", tmp_path / "o"), "go with --portability"),
+                      (("--platforms", "gpu-nvidia-h200"), "go with --portability"),
+                      (("--portability", "--images", "1000", "--images", "1000"), "takes one --images count"),
+                      (("--portability", "--format", "latex"), "md or json"),
+                      (("--scaling", "--platforms", "gpu-nvidia-h200"), "--platforms and --table do not apply"),
+                      (("--scaling", "--table", "layers"), "--platforms and --table do not apply")):
+        r = run_tool("report", results, *args)
+        assert r.returncode == 2 and msg in r.stderr and len(r.stderr.splitlines()) == 1, (args, r.stderr)
+    r = run_tool("report", "--portability", Path(__file__).resolve().parent / "data" / "serial.json")
+    assert r.returncode == 2 and "no validated full-resource run in these reports: no platform to judge" in r.stderr
+
+
+def test_platforms_limit_the_verdict_to_the_platforms_named(results):
+    r = run_tool("report", "--portability", "--format", "json", results,
+                 "--platforms", " gpu-nvidia-h200 , cpu-intel-xeon-platinum-8480c-16c,")  # spaces, a trailing comma
+    assert r.returncode == 0, r.stderr
+    assert sorted(p["id"] for p in json.loads(r.stdout)["platforms"]) == ["cpu-intel-xeon-platinum-8480c-16c",
+                                                                         "gpu-nvidia-h200"]
+
+
+def test_out_makes_its_folders_and_keeps_stdout_the_verdict_alone(results, tmp_path):
+    plain = run_tool("report", "--portability", results)
+    r = run_tool("report", "--portability", results, "--out", tmp_path / "a" / "b")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == plain.stdout and "wrote " in r.stderr  # what was written is said on stderr
+    assert (tmp_path / "a" / "b" / "portability.html").is_file()
+    (tmp_path / "file").write_text("mine\n")
+    r = run_tool("report", "--portability", results, "--out", tmp_path / "file")
+    assert r.returncode == 2 and "exists and is not a folder" in r.stderr, r.stderr
+    assert (tmp_path / "file").read_text() == "mine\n"
+
+
+def test_an_empty_table_says_why_only_for_the_portability_table(results, tmp_path):
+    # The fixture's runs have no per-layer times: "no data" is the whole story for --table layers.
+    r = run_tool("report", results, "--table", "layers")
+    assert r.returncode == 2 and r.stderr.strip().endswith("no data for --table layers"), r.stderr
+    one = tmp_path / "one"
+    shutil.copytree(results / "xeon", one)
+    r = run_tool("report", one, "--table", "portability")
+    assert r.returncode == 2, r.stderr
+    assert "on two platforms or more at one image count; at most 1 (Intel Xeon Platinum 8480C, 16 cores) at 1000 " \
+           "images" in r.stderr, r.stderr
+
+
+
+def test_the_verdicts_notes_name_left_out_runs_sorted_and_differing_commits(tmp_path):
+    res = tmp_path / "res"
+    write(res / "epyc.json", EPYC, [run_of("openmp", "winograd", 10.0, threads=2, passed=False),  # left out first
+                                    run_of("openmp", "winograd", 18.0, threads=1),
+                                    run_of("openmp", "winograd", 12.0, threads=2)])
+    write(res / "epyc-kokkos.json", EPYC, [run_of("kokkos", "winograd", 13.0, threads=2)], commit="b" * 40)
+    write(res / "xeon.json", XEON, [run_of("openmp", "winograd", 2.0, threads=16),
+                                    run_of("kokkos", "winograd", 3.0, threads=16)])
+    r = run_tool("report", "--portability", res)
+    assert r.returncode == 0, r.stderr
+    assert "- not entries: a CPU run on fewer threads than the platform's cores: 1; not validated, or validation " \
+           "failed: 1" in r.stdout
+    epyc, xeon = [line for line in r.stdout.splitlines() if line.startswith(("| P1 |", "| P2 |"))]
+    assert f"| {'a' * 10}, {'b' * 10} (differ) |" in epyc, epyc  # its entries' code is not one commit
+    assert f"| {'a' * 10} |" in xeon, xeon
+
+
+def test_a_verdict_without_platforms_is_one_sentence():
+    assert portability_view.markdown(portability.verdict([])) == \
+        "No platform has a validated full-resource run at this image count.\n"
+
+
+def test_the_peaks_above_an_entry_are_named_in_unit_order_and_no_peak_draws_no_architectural_chart(results,
+                                                                                                  tmp_path):
+    (results / "h200" / "gpu_peak.json").write_text(json.dumps(
+        {"gpu_name": "NVIDIA H200", "peaks_gflop_per_s": {"fp32_fma": 1, "fp16_tensor": 1}}))
+    r = run_tool("report", "--portability", results)
+    line = next(x for x in r.stdout.splitlines() if x.startswith("- above 100 %"))
+    assert "P3 (FP16 tensor 1 GFLOP/s from " in line and "; FP32 FMA 1 GFLOP/s from " in line, line
+    for peak in (results / "h200" / "gpu_peak.json", results / "xeon" / "fma_peak.json"):
+        peak.unlink()
+    r = run_tool("report", "--portability", results, "--out", tmp_path / "page")
+    assert r.returncode == 0, r.stderr
+    assert not [p.name for p in (tmp_path / "page").iterdir() if "architectural" in p.name]

@@ -173,6 +173,9 @@ def test_readme_options_that_do_not_go_together(tmp_path):
     assert "--readme takes" in one_error_line(run(PROG, "--readme", path, "--output", tmp_path / "x.md"))
     assert "--check goes with --readme" in one_error_line(run(PROG, "--check"))
     assert "no such README" in one_error_line(run(PROG, "--readme", tmp_path / "missing.md"))
+    assert "--readme takes" in one_error_line(run(PROG, "--readme", path, "--skip-bad"))
+    for check in ((), ("--check",)):  # was ".: is a folder" with --check, the empty name as a Path
+        assert "--readme: an empty file name" in one_error_line(run(PROG, "--readme", "", *check))
 
 
 # ---- the mapping and the matrix table, on reports of a test's own
@@ -290,3 +293,74 @@ def test_a_verdict_folder_that_is_a_link_is_refused(tmp_path):
     line = one_error_line(run(PROG, "--results", res))
     assert "is not a folder (the verdict goes there)" in line, line
     assert not any(elsewhere.iterdir()) and not (res / "README.md").exists()
+
+
+def test_marker_lines_ending_in_crlf_are_markers_and_keep_their_line_ends(tmp_path, monkeypatch):
+    # A README saved with Windows line ends: its markers are still markers (not "malformed"), and what
+    # is outside the blocks, the markers' own \r\n included, is kept byte for byte.
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial()))
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    r = run(PROG, "--readme", path, "--results", res)
+    assert r.returncode == 0, r.stderr
+    text = path.read_bytes().decode("utf-8")
+    assert text.startswith(f"top\r\n{readme_blocks.begin_marker('own')}\r\nFrom `res/own-*.json` (1 report; ")
+    assert text.endswith(f"\n{readme_blocks.end_marker('own')}\r\nbottom\r\n")
+
+
+def test_a_blocks_first_line_says_unknown_commit_and_no_date_when_its_reports_lack_them(tmp_path, monkeypatch):
+    bare = _serial()
+    del bare["meta"]["git_commit"], bare["meta"]["date_utc"]
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", bare))
+    assert run(PROG, "--readme", path, "--results", res).returncode == 0
+    assert "(1 report; code of commit(s) unknown; measured no date)." in path.read_text()
+    dated = _serial(host="vm")  # beside a dated report, the undated one neither widens nor hides the span
+    (res / "own-b.json").write_text(json.dumps(dict(dated, runs=[dict(r, images=7) for r in dated["runs"]])))
+    assert run(PROG, "--readme", path, "--results", res).returncode == 0
+    assert "(2 reports; code of commit(s) 5101f30, unknown; measured 2026-11-22)." in path.read_text()
+
+
+def test_vendors_in_a_blocks_columns_are_only_the_vendor_libraries_with_runs(tmp_path, monkeypatch):
+    # "vendors" stands for the vendor libraries of the block's reports: oneDNN ran, cuDNN did not.
+    rep = _serial()
+    rep["runs"] += [dict(r, backend="onednn", variant="fp32") for r in rep["runs"]]
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", rep), versus=(readme_blocks.VENDORS,))
+    r = run(PROG, "--readme", path, "--results", res)
+    assert r.returncode == 0, r.stderr
+    header = next(line for line in path.read_text().splitlines() if line.startswith("| backend:variant"))
+    assert "vs oneDNN" in header and "cuDNN" not in header, header
+
+
+def test_a_scaling_block_takes_the_runs_of_one_machine(tmp_path, monkeypatch):
+    # Its tables are shown without their headings, so two machines' tables read as one machine's: refused,
+    # as a matrix block refuses them.
+    from test_scaling import mpi_report
+    res = tmp_path / "res"
+    res.mkdir()
+    for n in (1, 2):
+        mpi_report(res / f"own-epyc-{n}.json", n, 1000.0 * n)
+    monkeypatch.setattr(readme_blocks, "BLOCKS", {"own": readme_blocks.Block(("own-*.json",), "scaling")})
+    path = tmp_path / "README.md"
+    path.write_text(f"{readme_blocks.begin_marker('own')}\n{readme_blocks.end_marker('own')}\n")
+    assert run(PROG, "--readme", path, "--results", res).returncode == 0
+    assert "| backend:variant | mode | images | ranks |" in path.read_text()
+    xeon = json.loads((res / "own-epyc-2.json").read_text())
+    xeon["meta"]["cpu_model"] = "Intel Xeon"
+    (res / "own-xeon-2.json").write_text(json.dumps(xeon))
+    before = path.read_bytes()
+    line = one_error_line(run(PROG, "--readme", path, "--results", res))
+    assert "block 'own': its reports come from 2 machines" in line, line
+    assert path.read_bytes() == before
+
+
+
+def test_readme_keeps_the_files_mode_and_refuses_a_link_even_when_nothing_changes(tmp_path, monkeypatch):
+    path, res = _own_block(tmp_path, monkeypatch, ("own-a.json", _serial()))
+    path.chmod(0o640)
+    assert run(PROG, "--readme", path, "--results", res).returncode == 0
+    assert path.stat().st_mode & 0o777 == 0o640
+    # A README written through a link would replace the link: refused before any work, also when the
+    # blocks are current and nothing would be written (--check only reads, and may read through it).
+    link = tmp_path / "link.md"
+    link.symlink_to(path)
+    assert "symbolic link" in one_error_line(run(PROG, "--readme", link, "--results", res))
+    assert run(PROG, "--readme", link, "--results", res, "--check").returncode == 0

@@ -52,7 +52,15 @@ def test_markdown_and_chart(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "### Scaling under MPI" in r.stdout and "| FAILED |" in r.stdout
     assert (tmp_path / "charts" / "scaling.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert r.stderr.strip() == f"wrote {tmp_path / 'charts' / 'scaling.png'}"  # stdout is the tables alone
 
+
+
+def test_images_keep_the_runs_of_those_image_counts(tmp_path):
+    files = [mpi_report(tmp_path / f"r{n}.json", n, 1000.0 * n) for n in (1, 2)]  # 50 images each
+    assert len(rows(run_tool("report", "--scaling", "--format", "csv", "--images", "50", *files))) == 2
+    r = run_tool("report", "--scaling", "--images", "7", *files)
+    assert r.returncode == 2 and "nothing to scale" in r.stderr, r.stderr
 
 def test_reports_without_mpi_runs_are_refused_in_one_line():
     r = run_tool("report", "--scaling", SERIAL)

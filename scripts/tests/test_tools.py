@@ -434,11 +434,68 @@ def test_make_results_readme_tables_charts_and_determinism(tmp_path):
 def test_make_results_readme_with_no_reports(tmp_path):
     (tmp_path / "local").mkdir()
     shutil.copy(SERIAL, tmp_path / "local" / "mine.json")
+    (tmp_path / "charts").mkdir()
+    (tmp_path / "charts" / "gone.png").write_bytes(b"old")
     r = run("make-results-readme", "--results", tmp_path)
     assert r.returncode == 0, r.stderr
     assert "No reports are committed yet." in (tmp_path / "README.md").read_text()
-    assert not (tmp_path / "charts").exists()
+    assert not (tmp_path / "charts").exists()  # and the charts of reports that are gone with their folder
 
+
+
+def test_a_results_readme_source_line_shows_the_reports_fields_as_they_are(tmp_path):
+    # A commit is shown at 10 characters; "(dirty)" only for git_dirty true, never for the string "true";
+    # no compiler is no empty cell; missing fields read "no date" and "unknown".
+    from types import SimpleNamespace
+    from suitereport import readme_main
+    runs = [SimpleNamespace(name="serial:naive")] * 2 + [SimpleNamespace(name="openmp:<b>x</b>")]
+
+    def line(**meta):
+        rep = SimpleNamespace(meta=meta, path=tmp_path / "cpu" / "a.json", runs=runs)
+        return readme_main._source_line(rep, tmp_path)
+    assert line(git_commit="0123456789abcdef", git_dirty=True, compiler={"id": "GNU", "version": "12.2"},
+                date_utc="2026-01-02T00:00:00Z") == ("- `cpu/a.json`, 2026-01-02T00:00:00Z, commit 0123456789 "
+                                                     "(dirty), GNU 12.2: 3 run(s) of openmp:&lt;b&gt;x&lt;/b&gt;, "
+                                                     "serial:naive")
+    assert line(git_dirty="true") == "- `cpu/a.json`, no date, commit unknown: 3 run(s) of " \
+        "openmp:&lt;b&gt;x&lt;/b&gt;, serial:naive"
+    assert readme_main._code("a`b\nc") == "`a'b c`"  # one line, no backtick to end the span early
+
+
+def test_a_results_readme_has_no_empty_portability_or_history_section(tmp_path):
+    from suitereport import readme_main
+    assert readme_main._portability_section([], tmp_path, tmp_path / "c", tmp_path / "d") == []
+    (tmp_path / "history").mkdir()
+    (tmp_path / "history" / "store.jsonl").write_text("")
+    assert readme_main._history_section(tmp_path, tmp_path / "c", tmp_path / "d", {}) == []
+
+
+def test_make_results_readme_shows_a_thread_scaling_without_an_image_scaling(tmp_path):
+    data = json.loads(SERIAL.read_text())
+    data["runs"] = [data["runs"][0], dict(data["runs"][0], threads=2)]  # one image count, two thread counts
+    res = tmp_path / "results"
+    res.mkdir()
+    write_report(res / "threads.json", data)
+    r = run("make-results-readme", "--results", res)
+    assert r.returncode == 0, r.stderr
+    text = (res / "README.md").read_text()
+    assert "### Scaling — " in text and "![Scaling with threads, " in text and "Scaling with image count" not in text
+
+
+def test_make_results_readme_bad_results_folders_are_one_line(tmp_path):
+    r = run("make-results-readme", "--results", "", cwd=tmp_path)
+    assert r.returncode == 2 and "--results: an empty folder name" in r.stderr, r.stderr
+    assert not (tmp_path / "README.md").exists()
+    r = run("make-results-readme", "--results", tmp_path / "missing")
+    assert r.returncode == 2 and r.stderr.strip().endswith("missing: no such folder"), r.stderr
+
+
+def test_make_results_readme_replaces_a_verdict_file_it_cannot_read_as_text(tmp_path):
+    # results/verdict/verdict-5.json that is not UTF-8 is no suite report: not a reason to stop.
+    (tmp_path / "verdict").mkdir()
+    (tmp_path / "verdict" / "verdict-5.json").write_bytes(b"\xff\xfe")
+    r = run("make-results-readme", "--results", tmp_path)
+    assert r.returncode == 0, r.stderr
 
 def test_a_machine_is_its_hardware_not_its_host_name_nor_its_folder(tmp_path):
     h200 = tmp_path / "h200"
