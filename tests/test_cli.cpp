@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/nvidia_driver.hpp"
+#include "common/registry.hpp"
 #include "common/variant_table.hpp"
 #include "suite/cli.hpp"
 #include "suite/energy.hpp"
@@ -277,6 +278,11 @@ TEST(Cli, AllSkipsBackendsThatCannotRunHere) {
   const json report = read_json(dir / "r.json");
   // every variant of the baseline's backend and faulty:corrupt
   EXPECT_EQ(report["runs"].size(), make_baseline()->variants().size() + 1);
+  // --quiet leaves the note out, and says only why the run failed.
+  const Result quiet =
+      run_in_process({"--backend", "all", "--images", "3", "--output", (dir / "q.json").string(), "--quiet"});
+  EXPECT_EQ(quiet.code, 5);
+  EXPECT_EQ(quiet.err.find("suite: note:"), std::string::npos) << quiet.err;
 }
 
 TEST(Cli, OutputInAMissingOrReadOnlyDirectoryFailsBeforeRunning) {
@@ -357,6 +363,11 @@ TEST(Cli, ReportHasTheDocumentedSchema) {
                         "forward_ms", "images_per_s", "accuracy", "validation"})
     EXPECT_TRUE(run.contains(k)) << k;
   for (const char* k : {"load", "setup", "forward", "total"}) EXPECT_TRUE(run["phases_ms"].contains(k)) << k;
+  // A CPU run's total is its setup and its forward pass (the median); loading is apart from it.
+  const auto& phases = run["phases_ms"];
+  EXPECT_DOUBLE_EQ(phases["total"].get<double>(), phases["setup"].get<double>() + phases["forward"].get<double>());
+  EXPECT_EQ(phases["forward"], run["forward_ms"]["median"]);
+  EXPECT_GT(phases["load"].get<double>(), 0.0);
   std::vector<std::string> layer_order;
   for (const auto& [name, ms] : run["layers_ms"].items()) layer_order.push_back(name);
   std::vector<std::string> spec_order;
@@ -682,6 +693,53 @@ std::unique_ptr<Backend> make_tied() {
 }
 
 // run_one merged the end-to-end pass's validation into the run's but dropped its near_ties.
+// A variant's former name (a script's) runs what it became, with a note unless --quiet.
+TEST(CliBinary, AFormerVariantNameRunsTheRenamedVariantWithANote) {
+  const auto& renamed = renamed_variants();
+  const auto it = std::find_if(renamed.begin(), renamed.end(), [](const RenamedVariant& r) {
+    return r.backend == kBaselineBackend;
+  });
+  if (it == renamed.end()) GTEST_SKIP() << "the baseline's backend has renamed no variant";
+  TempDir dir;
+  const std::string old_name = it->backend + ":" + it->old_name;
+  for (const bool quiet : {false, true}) {
+    std::vector<std::string> args = {"--backend", old_name, "--images", "3", "--repeat", "1", "--warmup", "0",
+                                     "--output", (dir / "r.json").string()};
+    if (quiet) args.push_back("--quiet");
+    const CliResult r = run_suite_with_env(args, {});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string note = "suite: note: " + old_name + " is now called " + it->backend + ":" + it->new_name +
+                             "; running that\n";
+    EXPECT_EQ(r.err.find(note) != std::string::npos, !quiet) << r.err;
+    const json j = read_json(dir / "r.json");
+    ASSERT_EQ(j["runs"].size(), 1u);
+    EXPECT_EQ(j["runs"][0]["variant"], it->new_name);
+  }
+}
+
+// Progress on a terminal counts the images and is wiped at the end, so that the table starts on a clean line;
+// --quiet shows none.
+TEST(CliBinary, ProgressOnATerminalIsWipedAtTheEnd) {
+  TempDir dir;
+  for (const bool quiet : {false, true}) {
+    Launch how;
+    how.stderr_on_terminal = true;
+    how.stdout_path = "/dev/null";
+    std::vector<std::string> args = baseline_run(20, dir / "r.json");
+    if (!quiet) args.erase(std::find(args.begin(), args.end(), "--quiet"));
+    const CliResult r = run_suite(args, how);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const std::string label = kBaseline + ": ";
+    const std::size_t shown = r.err.find("\r  " + label + "20 / 20 images (100 %)   ");
+    if (quiet) {
+      EXPECT_EQ(r.err, "");
+      continue;
+    }
+    ASSERT_NE(shown, std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\r" + std::string(label.size() - 2 + 48, ' ') + "\r", shown), std::string::npos) << r.err;
+  }
+}
+
 TEST(Cli, NearTiesOfTheEndToEndPassAreReported) {
   const json run = run_on_zero_fc("tied", &make_tied, {"--images", "6", "--repeat", "1", "--warmup", "0"});
   ASSERT_FALSE(run.is_null());

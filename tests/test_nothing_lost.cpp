@@ -281,29 +281,23 @@ TEST(NothingLost, ParallelRunsOnOneOutputPublishAWholeReport) {
 TEST(NothingLost, AClosedStdoutStillWritesTheReport) {
   Inputs in;
   const fs::path report = in.dir / "r.json";
-  int fds[2];
-  ASSERT_EQ(::pipe(fds), 0);
-  ::close(fds[0]);  // `| head -1` has gone: every write to stdout fails with EPIPE
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(fds[1], 1);
-    const int err = ::open((in.dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(err, 2);
-    ::signal(SIGPIPE, SIG_DFL);  // as a shell leaves it
-    std::vector<std::string> a = in.args({"--output", report.string(), "--format", "csv"});
-    std::vector<char*> argv{const_cast<char*>(SUITE_BINARY)};
-    for (auto& s : a) argv.push_back(s.data());
-    argv.push_back(nullptr);
-    ::execv(SUITE_BINARY, argv.data());
-    ::_exit(127);
-  }
-  ::close(fds[1]);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
-  EXPECT_EQ(WEXITSTATUS(status), 0);
+  Launch how;
+  how.stdout_pipe_closed = true;
+  const CliResult r = run_suite(in.args({"--output", report.string(), "--format", "csv"}), how);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(is_report(report));
-  EXPECT_NE(slurp(in.dir / "stderr").find("standard output was closed"), std::string::npos) << slurp(in.dir / "stderr");
+  EXPECT_NE(r.err.find("standard output was closed"), std::string::npos) << r.err;
+}
+
+// `suite --help | head -1`: the text was all it had to do, and a reader that has gone is no error.
+TEST(NothingLost, HelpVersionAndListIntoAClosedPipeEndQuietly) {
+  Launch how;
+  how.stdout_pipe_closed = true;
+  for (const std::string flag : {"--help", "--version", "--list"}) {
+    const CliResult r = run_suite({flag}, how);
+    EXPECT_EQ(r.exit_code, 0) << flag << ": " << r.err;
+    EXPECT_EQ(r.err, "") << flag;
+  }
 }
 
 TEST(NothingLost, AStdoutClosedFromTheStartIsNoFailure) {
@@ -345,6 +339,12 @@ TEST(NothingLost, QuietStillPrintsTheRequestedFormat) {
   const CliResult r = run_suite(in.args({"--output", (in.dir / "r.json").string(), "--format", "gbench"}));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(json::parse(r.out)["benchmarks"].size(), 1u);
+  EXPECT_EQ(r.err, "") << "--quiet: no 'suite: report:' line";
+  // The table is what --quiet leaves out: neither a run's table nor the summary.
+  const CliResult table = run_suite(in.args({"--output", (in.dir / "t.json").string(), "--format", "table"}));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_EQ(table.out, "");
+  EXPECT_EQ(table.err, "");
 }
 
 // ---- 7: bounded inputs
@@ -590,6 +590,12 @@ TEST(NothingLost, MessagesAreOneLineWhateverTheBytes) {
   EXPECT_EQ(big.code, 2);
   EXPECT_LT(big.err.size(), 1100u) << big.err.size();
   EXPECT_NE(big.err.find(" more bytes)\n"), std::string::npos) << big.err.substr(big.err.size() - 100);
+  // The cut at 1000 bytes falls inside an "é" (the line starts "--backend '"): it moves back to the whole letter.
+  std::string letters(988, 'x');
+  for (int i = 0; i < 20; ++i) letters += "\xc3\xa9";
+  const Result cut = run_in_process({"--backend", letters, "--quiet"});
+  EXPECT_EQ(cut.err.rfind("suite: error: --backend '" + std::string(988, 'x') + "... (", 0), 0u) << cut.err;
+  EXPECT_EQ(cut.err.find("\\x"), std::string::npos) << "half a letter, escaped: " << cut.err;
 }
 
 TEST(NothingLost, EmptyValuesAndListItemsAreUsageErrors) {

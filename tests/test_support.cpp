@@ -189,8 +189,16 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     const int o = how.close_stdout ? -1 : ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     const int e = how.stderr_on_terminal ? terminal_side : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int in = ::open("/dev/null", O_RDONLY);
-    if (how.close_stdout) ::close(1);
-    else ::dup2(o, 1);
+    int pipe_ends[2] = {-1, -1};
+    if (how.close_stdout) {
+      ::close(1);
+    } else if (how.stdout_pipe_closed && ::pipe(pipe_ends) == 0) {
+      ::close(pipe_ends[0]);  // every write to stdout fails with EPIPE, or SIGPIPE's default action, as in a shell
+      ::dup2(pipe_ends[1], 1);
+      ::signal(SIGPIPE, SIG_DFL);
+    } else {
+      ::dup2(o, 1);
+    }
     ::dup2(e, 2);
     ::dup2(in, 0);
     if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) child_fails(126, "cannot enter", how.cwd.c_str());

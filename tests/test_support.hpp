@@ -52,6 +52,7 @@ struct Launch {
   long stack_limit = -1;                        // RLIMIT_STACK in bytes (`ulimit -s` x 1024); -1: inherited
   bool delete_cwd = false;                      // remove `cwd` once in it (a shell in a deleted folder)
   bool close_stdout = false;                    // start with descriptor 1 closed (`suite ... >&-`)
+  bool stdout_pipe_closed = false;              // stdout a pipe whose reader has gone (`| head`): EPIPE
   std::filesystem::path binary;                 // empty: the build tree's suite
   bool stderr_on_terminal = false;              // stderr a pseudo-terminal (progress is shown); err: what it showed
 };
