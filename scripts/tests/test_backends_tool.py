@@ -24,16 +24,26 @@ LIST = {"backends": [
 ]}
 
 
+def write_manifests(root, texts):
+    for name, text in texts.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "manifest.json").write_text(text if isinstance(text, str) else json.dumps(text))
+    return root
+
+
+def fake_suite(folder, stdout, rc=0, stderr=""):
+    """A `suite` whose --list --format json prints `stdout` (and `stderr`) and exits `rc`."""
+    suite = folder / "fake-suite"
+    suite.write_text(f"#!/bin/sh\ncat <<'EOF'\n{stdout}\nEOF\necho '{stderr}' >&2\nexit {rc}\n")
+    suite.chmod(suite.stat().st_mode | stat.S_IXUSR)
+    return str(suite)
+
+
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    for name, m in MANIFESTS.items():
-        (tmp_path / "backends" / name).mkdir(parents=True)
-        (tmp_path / "backends" / name / "manifest.json").write_text(json.dumps(m))
-    suite = tmp_path / "suite"
-    suite.write_text("#!/bin/sh\ncat <<'EOF'\n" + json.dumps(LIST) + "\nEOF\n")
-    suite.chmod(suite.stat().st_mode | stat.S_IXUSR)
+    write_manifests(tmp_path / "backends", MANIFESTS)
     monkeypatch.setattr(manifests, "BACKENDS_DIR", tmp_path / "backends")
-    return str(suite)
+    return fake_suite(tmp_path, json.dumps(LIST))
 
 
 def out(capsys, *argv):
@@ -59,9 +69,10 @@ def test_with_a_suite_only_what_it_built_and_can_run(tree, capsys):
 
 
 def test_bad_input_is_one_line_and_exit_2(tree, tmp_path, capsys):
-    with pytest.raises(SystemExit) as e:
-        backends_main.main(["--variants"])
-    assert e.value.code == 2 and "need --suite" in capsys.readouterr().err
+    for needs_a_suite in ("--variants", "--runnable"):
+        with pytest.raises(SystemExit) as e:
+            backends_main.main([needs_a_suite])
+        assert e.value.code == 2 and "need --suite" in capsys.readouterr().err, needs_a_suite
     from suitereport.load import ReportError
     with pytest.raises(ReportError, match="cannot run it"):
         backends_main.main(["--suite", str(tmp_path / "missing")])
@@ -70,13 +81,6 @@ def test_bad_input_is_one_line_and_exit_2(tree, tmp_path, capsys):
 
 
 # ---- suitereport/manifests.py: what the report tools take from the manifests
-
-
-def write_manifests(root, texts):
-    for name, text in texts.items():
-        (root / name).mkdir(parents=True)
-        (root / name / "manifest.json").write_text(text if isinstance(text, str) else json.dumps(text))
-    return root
 
 
 def test_manifests_order_is_order_then_name_and_a_broken_one_is_empty(tmp_path):
@@ -133,14 +137,6 @@ def test_cpu_build_hooks_are_the_chosen_backends_scripts_with_their_arguments(fi
 # ---- scripts/backends on odd fields and odd suites
 
 
-def fake_suite(folder, stdout, rc=0, stderr=""):
-    """A `suite` whose --list --format json prints `stdout` (and `stderr`) and exits `rc`."""
-    suite = folder / "fake-suite"
-    suite.write_text(f"#!/bin/sh\ncat <<'EOF'\n{stdout}\nEOF\necho '{stderr}' >&2\nexit {rc}\n")
-    suite.chmod(suite.stat().st_mode | stat.S_IXUSR)
-    return str(suite)
-
-
 @pytest.fixture
 def odd(tmp_path, monkeypatch):
     write_manifests(tmp_path / "backends", {
@@ -180,9 +176,3 @@ def test_a_suite_whose_list_is_not_usable_is_one_error(odd, stdout, rc, why):
     from suitereport.load import ReportError
     with pytest.raises(ReportError, match=why):
         backends_main.main(["--suite", fake_suite(odd, stdout, rc, "boom")])
-
-
-def test_runnable_without_a_suite_is_a_usage_error(odd, capsys):
-    with pytest.raises(SystemExit) as e:
-        backends_main.main(["--runnable"])
-    assert e.value.code == 2 and "need --suite" in capsys.readouterr().err
