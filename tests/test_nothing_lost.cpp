@@ -640,13 +640,12 @@ TEST(NothingLost, AnIgnoredSigintStaysIgnored) {
   EXPECT_EQ(r.left, std::vector<std::string>{"r.json"});
 }
 
-// The signal handlers in a child process, after `before` (the suite's state when the signal comes), stderr
-// into dir/stderr: the child's wait status.
+// The signal handlers in a child process, after `before` (the suite's state when the signal comes), its stderr
+// the descriptor `err`: the child's wait status.
 template <typename Before>
-int raised_in_child(const TempDir& dir, int signal, Before&& before) {
+int raised_in_child(int err, int signal, Before&& before) {
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     ::dup2(err, 2);
     // As a foreground start has it: a background job of a non-interactive shell starts with SIGINT ignored,
     // which the handlers keep (AnIgnoredSigintStaysIgnored), and ctest resets it where a plain run does not.
@@ -658,6 +657,15 @@ int raised_in_child(const TempDir& dir, int signal, Before&& before) {
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
+  return status;
+}
+
+// The same, its stderr into dir/stderr.
+template <typename Before>
+int raised_in_child(const TempDir& dir, int signal, Before&& before) {
+  const int err = ::open((dir / "stderr").c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int status = raised_in_child(err, signal, std::forward<Before>(before));
+  ::close(err);
   return status;
 }
 
@@ -709,17 +717,8 @@ TEST(NothingLost, EachRunStartsWithNothingWrittenAndNothingDecided) {
 TEST(NothingLost, OnATerminalTheSignalsLineStartsOnItsOwnLine) {
   int terminal = -1, child_side = -1;
   ASSERT_EQ(::openpty(&terminal, &child_side, nullptr, nullptr, nullptr), 0) << std::strerror(errno);
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::dup2(child_side, 2);
-    ::signal(SIGTERM, SIG_DFL);
-    install_signal_handlers();
-    ::raise(SIGTERM);
-    ::_exit(0);
-  }
+  const int status = raised_in_child(child_side, SIGTERM, [] {});
   ::close(child_side);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
   std::string shown;
   char buf[256];
   for (ssize_t n; (n = ::read(terminal, buf, sizeof buf)) > 0;) shown.append(buf, std::size_t(n));

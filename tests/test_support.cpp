@@ -186,21 +186,23 @@ CliResult run_suite(const std::vector<std::string>& args, const Launch& how) {
     throw std::runtime_error(std::string("openpty: ") + std::strerror(errno));
   const pid_t pid = ::fork();
   if (pid == 0) {
-    const int o = how.close_stdout ? -1 : ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    const bool stdout_to_file = !how.close_stdout && !how.stdout_pipe_closed;
+    const int o = stdout_to_file ? ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
     const int e = how.stderr_on_terminal ? terminal_side : ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0666);
     const int in = ::open("/dev/null", O_RDONLY);
-    int pipe_ends[2] = {-1, -1};
+    ::dup2(e, 2);  // first: what the launcher fails on below is said there
+    ::dup2(in, 0);
     if (how.close_stdout) {
       ::close(1);
-    } else if (how.stdout_pipe_closed && ::pipe(pipe_ends) == 0) {
+    } else if (how.stdout_pipe_closed) {
+      int pipe_ends[2];
+      if (::pipe(pipe_ends) != 0) child_fails(125, "cannot make a pipe for", binary.c_str());
       ::close(pipe_ends[0]);  // every write to stdout fails with EPIPE, or SIGPIPE's default action, as in a shell
       ::dup2(pipe_ends[1], 1);
       ::signal(SIGPIPE, SIG_DFL);
     } else {
       ::dup2(o, 1);
     }
-    ::dup2(e, 2);
-    ::dup2(in, 0);
     if (!how.cwd.empty() && ::chdir(how.cwd.c_str()) != 0) child_fails(126, "cannot enter", how.cwd.c_str());
     if (how.delete_cwd && ::rmdir(how.cwd.c_str()) != 0) child_fails(126, "cannot remove", how.cwd.c_str());
     for (const std::string& kv : env) ::putenv(const_cast<char*>(kv.c_str()));
