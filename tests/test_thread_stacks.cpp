@@ -16,6 +16,17 @@ namespace {
 namespace fs = std::filesystem;
 constexpr std::size_t kMiB = std::size_t(1) << 20;
 
+// The baseline on 20 images, its report to `report`, under the tests' 256 MiB address-space limit, with `env`
+// added to the environment and `more` arguments.
+CliResult run_in_small_address_space(const fs::path& report, std::vector<std::string> env,
+                                     const std::vector<std::string>& more = {}) {
+  Launch how = within_small_address_space();
+  how.env = std::move(env);
+  std::vector<std::string> args = baseline_run(20, report);
+  args.insert(args.end(), more.begin(), more.end());
+  return run_suite(args, how);
+}
+
 // Each OpenMP thread maps a stack (8 MiB by default): when the address-space limit cannot hold them, libgomp
 // said "Thread creation failed" and ended the process at the first parallel region, after the inputs were
 // read. The suite refuses such a run first, naming what would fit; with OMP_STACKSIZE set, the test does
@@ -25,13 +36,8 @@ TEST(CliBinary, ThreadStacksBeyondTheAddressSpaceLimitAreRefused) {
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
 #endif
   TempDir dir;
-  const std::vector<std::string> args = baseline_run(20, dir / "r.json");
   const auto run = [&](std::vector<std::string> env, const std::vector<std::string>& more = {}) {
-    Launch how = within_small_address_space();
-    how.env = std::move(env);
-    std::vector<std::string> all = args;
-    all.insert(all.end(), more.begin(), more.end());
-    return run_suite(all, how);
+    return run_in_small_address_space(dir / "r.json", std::move(env), more);
   };
   const std::vector<std::pair<CliResult, std::string>> refused = {
       {run({"OMP_NUM_THREADS=128", "OMP_STACKSIZE=8M"}), "cannot hold 128 threads' stacks of 8 MiB; use --threads "},
@@ -96,11 +102,7 @@ TEST(CliBinary, TheSuggestedThreadCountRunsAndOneMoreIsRefused) {
 #endif
   TempDir dir;
   const auto run = [&](std::size_t threads) {
-    Launch how = within_small_address_space();
-    how.env = {"OMP_STACKSIZE=8M"};
-    std::vector<std::string> args = baseline_run(20, dir / "r.json");
-    args.insert(args.end(), {"--threads", std::to_string(threads)});
-    return run_suite(args, how);
+    return run_in_small_address_space(dir / "r.json", {"OMP_STACKSIZE=8M"}, {"--threads", std::to_string(threads)});
   };
   const CliResult refused = run(128);
   ASSERT_EQ(refused.exit_code, 2) << refused.err;
@@ -126,18 +128,12 @@ TEST(CliBinary, TheCheckedTeamIsTheThreadsAskedForUpToTheThreadLimit) {
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space";
 #endif
   TempDir dir;
-  std::vector<std::string> args = baseline_run(20, dir / "r.json");
-  Launch how = within_small_address_space();
-  how.env = {"OMP_NUM_THREADS=128", "OMP_STACKSIZE=64M"};
-  args.insert(args.end(), {"--threads", "1"});
-  CliResult r = run_suite(args, how);
+  CliResult r = run_in_small_address_space(dir / "r.json", {"OMP_NUM_THREADS=128", "OMP_STACKSIZE=64M"},
+                                           {"--threads", "1"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  how.env = {"OMP_THREAD_LIMIT=1", "OMP_STACKSIZE=64M"};
-  args.back() = "128";
-  r = run_suite(args, how);
+  r = run_in_small_address_space(dir / "r.json", {"OMP_THREAD_LIMIT=1", "OMP_STACKSIZE=64M"}, {"--threads", "128"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  how.env = {"OMP_STACKSIZE=64M"};
-  r = run_suite(args, how);
+  r = run_in_small_address_space(dir / "r.json", {"OMP_STACKSIZE=64M"}, {"--threads", "128"});
   EXPECT_EQ(r.exit_code, 2) << r.err;
 }
 
