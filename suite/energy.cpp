@@ -1,9 +1,12 @@
 #include "suite/energy.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 
 #include <fstream>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace cnn {
@@ -47,32 +50,58 @@ std::optional<double> read_nvml() {
 }
 
 // ---- RAPL: the package domains intel-rapl:N (AMD's RAPL appears under the same name).
-std::vector<std::string> rapl_packages() {
-  std::vector<std::string> dirs;
-  for (int i = 0; i < 16; ++i) {
-    const std::string dir = "/sys/class/powercap/intel-rapl:" + std::to_string(i);
-    if (!std::ifstream(dir + "/energy_uj")) break;
-    dirs.push_back(dir);
-  }
-  return dirs;
-}
-
-std::optional<double> read_uj(const std::string& file) {
+std::optional<double> read_number(const std::string& file) {
   std::ifstream in(file);
-  double uj = 0;
-  if (!(in >> uj)) return std::nullopt;
-  return uj;
+  double v = 0;
+  if (!(in >> v) || !(v >= 0)) return std::nullopt;
+  return v;
 }
 
-std::optional<double> read_rapl() {
-  double joules = 0;
-  for (const std::string& dir : rapl_packages()) {
-    const auto uj = read_uj(dir + "/energy_uj");
-    if (!uj) return std::nullopt;
-    joules += *uj / 1e6;
+struct RaplPackage {
+  std::string energy_uj;  // the counter's file
+  double range_uj = 0;    // where it wraps to 0 (max_energy_range_uj)
+};
+
+std::vector<RaplPackage> rapl_packages(const std::string& powercap) {
+  std::vector<RaplPackage> packages;
+  for (int i = 0; i < 16; ++i) {
+    const std::string dir = powercap + "/intel-rapl:" + std::to_string(i);
+    if (::access((dir + "/energy_uj").c_str(), F_OK) != 0) break;
+    packages.push_back({dir + "/energy_uj", read_number(dir + "/max_energy_range_uj").value_or(0)});
   }
-  return joules;
+  return packages;
 }
+
+// The packages' counters summed since the first reading, each wrap between two readings added back.
+class RaplSum {
+ public:
+  explicit RaplSum(std::vector<RaplPackage> packages) : packages_(std::move(packages)) {}
+  std::optional<double> read() {
+    std::vector<double> now;
+    for (const RaplPackage& p : packages_) {
+      const auto uj = read_number(p.energy_uj);
+      if (!uj) return std::nullopt;
+      now.push_back(*uj);
+    }
+    double steps = 0;
+    for (std::size_t i = 0; i < now.size() && !last_.empty(); ++i) {
+      double step = now[i] - last_[i];
+      if (step < 0) {
+        if (!(packages_[i].range_uj > last_[i])) return std::nullopt;  // a wrap of unknown size
+        step += packages_[i].range_uj;
+      }
+      steps += step;
+    }
+    total_uj_ += steps;
+    last_ = std::move(now);
+    return total_uj_ / 1e6;
+  }
+
+ private:
+  std::vector<RaplPackage> packages_;
+  std::vector<double> last_;
+  double total_uj_ = 0;
+};
 
 }  // namespace
 
@@ -84,13 +113,23 @@ EnergyCounter EnergyCounter::gpu() {
   return c;
 }
 
-EnergyCounter EnergyCounter::cpu() {
+EnergyCounter EnergyCounter::cpu(const std::string& powercap) {
   EnergyCounter c;
   c.source_ = "rapl";
-  const auto packages = rapl_packages();
-  if (packages.empty()) c.why_not_ = "RAPL not readable (no /sys/class/powercap/intel-rapl:0/energy_uj)";
-  else if (!read_rapl()) c.why_not_ = "RAPL not readable (energy_uj: permission denied)";
-  else c.read_ = read_rapl;
+  const auto packages = rapl_packages(powercap);
+  if (packages.empty()) {
+    c.why_not_ = "RAPL not readable (no " + powercap + "/intel-rapl:0/energy_uj)";
+    return c;
+  }
+  for (const RaplPackage& p : packages)
+    if (!read_number(p.energy_uj)) {  // root only on kernels since late 2020 (the Platypus fix)
+      c.why_not_ = "RAPL not readable (" + p.energy_uj + ": " +
+                   (::access(p.energy_uj.c_str(), R_OK) != 0 ? "permission denied)" : "not a number)");
+      return c;
+    }
+  const auto sum = std::make_shared<RaplSum>(packages);
+  sum->read();  // the origin
+  c.read_ = [sum] { return sum->read(); };
   return c;
 }
 

@@ -3,6 +3,7 @@
 // build time (NVML is loaded with dlopen), and either may be missing: then the reason is recorded instead.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 
@@ -10,20 +11,22 @@ namespace cnn {
 
 class EnergyCounter {
  public:
-  // GPU 0 through NVML (libnvidia-ml.so.1), or the CPU packages through RAPL.
+  // GPU 0 through NVML (libnvidia-ml.so.1), or the CPU packages through RAPL under `powercap` (another folder
+  // only in tests).
   static EnergyCounter gpu();
-  static EnergyCounter cpu();
+  static EnergyCounter cpu(const std::string& powercap = "/sys/class/powercap");
 
   bool available() const { return why_not_.empty(); }
   const std::string& source() const { return source_; }    // "nvml", "rapl"
   const std::string& why_not() const { return why_not_; }  // empty when available
-  // Joules since an arbitrary origin; nullopt when the counter cannot be read. (RAPL's counter wraps after
-  // some 10^5 J: a later reading below an earlier one is no measurement.)
+  // Joules since an arbitrary origin, never less than an earlier reading of this counter or its copies; nullopt
+  // when the counter cannot be read. RAPL's counters wrap (at max_energy_range_uj, some 10^5 J): a wrap between
+  // two readings is counted, as one.
   std::optional<double> joules() const;
 
  private:
   std::string source_, why_not_;
-  std::optional<double> (*read_)() = nullptr;
+  std::function<std::optional<double>()> read_;
 };
 
 }  // namespace cnn

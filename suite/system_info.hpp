@@ -2,6 +2,8 @@
 #pragma once
 
 #include <cstddef>
+#include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace cnn {
@@ -27,5 +29,12 @@ struct MachineLoad {
   int other_runnable = 0;
 };
 MachineLoad machine_load();
+
+// What the functions above read from their files (/proc/cpuinfo, boot_id, /proc/self/status, /proc/stat),
+// apart so that tests can give them any text. Each says "none" (unknown, "", nullopt) for text it cannot read.
+std::string cpu_model_in(std::istream& cpuinfo);
+std::string boot_id_in(std::istream& boot_id_file);
+std::optional<std::size_t> peak_bytes_in(std::istream& status);  // VmHWM
+std::optional<int> procs_running_in(std::istream& stat);
 
 }  // namespace cnn
