@@ -26,7 +26,6 @@ class SoloTeam final : public Team {
   bool is_mpi() const override { return false; }
   void barrier() override {}
   double max(double value) override { return value; }
-  double sum(double value) override { return value; }
   std::vector<std::string> gather(const std::string& text) override { return {text}; }
   std::vector<std::string> local_all_gather(const std::string& text) override { return {text}; }
   void agree(int exit_code, const std::string& message) override {

@@ -27,7 +27,6 @@ class Team {
   virtual bool is_mpi() const = 0;     // started by an MPI launcher, even with one rank
   virtual void barrier() = 0;
   virtual double max(double value) = 0;
-  virtual double sum(double value) = 0;
   // Every rank's text, in rank order, on rank 0 (empty elsewhere).
   virtual std::vector<std::string> gather(const std::string& text) = 0;
   // Every local rank's text, in local rank order, on every rank of the node.

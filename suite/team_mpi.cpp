@@ -30,7 +30,6 @@ class MpiTeam final : public Team {
   bool is_mpi() const override { return true; }
   void barrier() override { MPI_Barrier(MPI_COMM_WORLD); }
   double max(double value) override { return reduce(value, MPI_MAX); }
-  double sum(double value) override { return reduce(value, MPI_SUM); }
 
   std::vector<std::string> gather(const std::string& text) override {
     int length = int(text.size());

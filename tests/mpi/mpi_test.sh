@@ -82,6 +82,10 @@ mpirun -q -n 1 "$suite" "${run_args[@]}" --output bad.json : -n 1 "$suite" "${ru
   --output bad.json 2>err-bad.txt
 expect 3 '^suite: error: rank 1: bad.bin: size 19 is not a multiple' err-bad.txt bad.json $?
 [ ! -e bad.json ] || fail "bad data on rank 1 left a report"
+# every rank failing alike: the line names no rank
+mpi "$suite" "${run_args[@]}" --data bad.bin --output bad.json 2>err-bad-both.txt
+expect 3 '^suite: error: bad.bin: size 19 is not a multiple' err-bad-both.txt bad.json $?
+[ ! -e bad.json ] || fail "bad data on both ranks left a report"
 ls -A | grep -q '^\.\|suite-' && fail "a temporary or default-named file was left: $(ls -A)"
 
 # validation fails on rank 1 only: exit 5, the rank named, the report written and saying which rank failed
