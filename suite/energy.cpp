@@ -16,37 +16,48 @@ namespace {
 using NvmlDevice = void*;
 struct Nvml {
   int (*init)() = nullptr;
-  int (*handle)(unsigned, NvmlDevice*) = nullptr;
+  int (*count)(unsigned*) = nullptr;
+  int (*by_index)(unsigned, NvmlDevice*) = nullptr;
+  int (*by_bus_id)(const char*, NvmlDevice*) = nullptr;
   int (*energy_mj)(NvmlDevice, unsigned long long*) = nullptr;
   NvmlDevice device = nullptr;
   std::string why_not;
 };
 
-const Nvml& nvml() {
-  static const Nvml n = [] {
-    Nvml n;
-    void* lib = ::dlopen("libnvidia-ml.so.1", RTLD_LAZY | RTLD_LOCAL);
-    if (!lib) {
-      n.why_not = "NVML not found (libnvidia-ml.so.1)";
-      return n;
-    }
-    n.init = reinterpret_cast<int (*)()>(::dlsym(lib, "nvmlInit_v2"));
-    n.handle = reinterpret_cast<int (*)(unsigned, NvmlDevice*)>(::dlsym(lib, "nvmlDeviceGetHandleByIndex_v2"));
-    n.energy_mj = reinterpret_cast<int (*)(NvmlDevice, unsigned long long*)>(
-        ::dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption"));
-    unsigned long long mj = 0;
-    if (!n.init || !n.handle || !n.energy_mj) n.why_not = "NVML lacks the total-energy counter";
-    else if (n.init() != 0 || n.handle(0, &n.device) != 0) n.why_not = "NVML could not open GPU 0";
-    else if (n.energy_mj(n.device, &mj) != 0) n.why_not = "GPU 0 has no total-energy counter (NVML: not supported)";
-    return n;
-  }();
-  return n;
+template <class F>
+F symbol(void* lib, const char* name) {
+  return reinterpret_cast<F>(::dlsym(lib, name));
 }
 
-std::optional<double> read_nvml() {
+// NVML numbers the GPUs by PCI bus, ignoring CUDA_VISIBLE_DEVICES (CUDA's device 0 may be any of them), so
+// the run's GPU is found by its bus id; without one, only where NVML sees a single GPU.
+Nvml open_nvml(const std::string& pci_bus_id, const std::string& library) {
+  Nvml n;
+  void* lib = ::dlopen(library.c_str(), RTLD_LAZY | RTLD_LOCAL);  // kept open: the counter reads through it
+  if (!lib) {
+    n.why_not = "NVML not found (" + library + ")";
+    return n;
+  }
+  n.init = symbol<decltype(n.init)>(lib, "nvmlInit_v2");
+  n.count = symbol<decltype(n.count)>(lib, "nvmlDeviceGetCount_v2");
+  n.by_index = symbol<decltype(n.by_index)>(lib, "nvmlDeviceGetHandleByIndex_v2");
+  n.by_bus_id = symbol<decltype(n.by_bus_id)>(lib, "nvmlDeviceGetHandleByPciBusId_v2");
+  n.energy_mj = symbol<decltype(n.energy_mj)>(lib, "nvmlDeviceGetTotalEnergyConsumption");
+  unsigned gpus = 0;
   unsigned long long mj = 0;
-  if (nvml().energy_mj(nvml().device, &mj) != 0) return std::nullopt;
-  return double(mj) / 1e3;
+  if (!n.init || !n.count || !n.by_index || !n.by_bus_id || !n.energy_mj)
+    n.why_not = "NVML lacks the total-energy counter";
+  else if (n.init() != 0 || n.count(&gpus) != 0)
+    n.why_not = "NVML could not be initialised";
+  else if (!pci_bus_id.empty() && n.by_bus_id(pci_bus_id.c_str(), &n.device) != 0)
+    n.why_not = "NVML does not know the run's GPU (PCI bus " + pci_bus_id + ")";
+  else if (pci_bus_id.empty() && gpus != 1)
+    n.why_not = "the run's GPU has no PCI bus id to find it among NVML's " + std::to_string(gpus) + " GPUs";
+  else if (pci_bus_id.empty() && n.by_index(0, &n.device) != 0)
+    n.why_not = "NVML could not open its GPU";
+  else if (n.energy_mj(n.device, &mj) != 0)
+    n.why_not = "the run's GPU has no total-energy counter (NVML: not supported)";
+  return n;
 }
 
 // ---- RAPL: the package domains intel-rapl:N (AMD's RAPL appears under the same name).
@@ -105,11 +116,17 @@ class RaplSum {
 
 }  // namespace
 
-EnergyCounter EnergyCounter::gpu() {
+EnergyCounter EnergyCounter::gpu(const std::string& pci_bus_id, const std::string& library) {
   EnergyCounter c;
   c.source_ = "nvml";
-  c.why_not_ = nvml().why_not;
-  if (c.why_not_.empty()) c.read_ = read_nvml;
+  const Nvml n = open_nvml(pci_bus_id, library);
+  c.why_not_ = n.why_not;
+  if (c.why_not_.empty())
+    c.read_ = [n]() -> std::optional<double> {
+      unsigned long long mj = 0;
+      if (n.energy_mj(n.device, &mj) != 0) return std::nullopt;
+      return double(mj) / 1e3;
+    };
   return c;
 }
 

@@ -1,4 +1,4 @@
-// Energy around the timed passes of a run: NVML's total-energy counter of GPU 0 for runs on a device,
+// Energy around the timed passes of a run: NVML's total-energy counter of the run's GPU for runs on a device,
 // RAPL's package counter (/sys/class/powercap) for runs on the host. Neither needs a header or a library at
 // build time (NVML is loaded with dlopen), and either may be missing: then the reason is recorded instead.
 #pragma once
@@ -11,9 +11,9 @@ namespace cnn {
 
 class EnergyCounter {
  public:
-  // GPU 0 through NVML (libnvidia-ml.so.1), or the CPU packages through RAPL under `powercap` (another folder
-  // only in tests).
-  static EnergyCounter gpu();
+  // The GPU on PCI bus `pci_bus_id` ("0000:1b:00.0"; "": NVML's only GPU) through NVML (`library`), or the CPU
+  // packages through RAPL under `powercap` (other libraries and folders only in tests).
+  static EnergyCounter gpu(const std::string& pci_bus_id, const std::string& library = "libnvidia-ml.so.1");
   static EnergyCounter cpu(const std::string& powercap = "/sys/class/powercap");
 
   bool available() const { return why_not_.empty(); }

@@ -232,7 +232,11 @@ void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes
 // few to 100 ms: 20 passes of 3.8 ms gave 47 000 images/J in one run and 65 000 in another). Each window's
 // images per joule is kept: the report gives their median and spread. Nothing runs when there is no counter.
 void measure_energy(Session& session, RunRecord& r) {
-  const EnergyCounter energy = session.on_device() ? EnergyCounter::gpu() : EnergyCounter::cpu();
+  const auto bus = std::find_if(r.device_info.begin(), r.device_info.end(),
+                                [](const auto& fact) { return fact.first == "gpu_pci_bus_id"; });
+  const EnergyCounter energy = !session.on_device()            ? EnergyCounter::cpu()
+                               : bus != r.device_info.end() ? EnergyCounter::gpu(bus->second)
+                                                            : EnergyCounter::gpu("");
   r.energy_source = energy.source();
   r.energy_why_not = energy.why_not();
   if (!energy.available()) return;

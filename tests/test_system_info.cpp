@@ -165,5 +165,61 @@ TEST(Energy, RaplThatCannotBeReadSaysWhy) {
   EXPECT_EQ(later.joules(), 1.0);
 }
 
+// NVML through tests/fake_nvml (two GPUs unless FAKE_NVML_GPUS says otherwise; GPU i on bus 0000:0i:00.0
+// uses i + 1 J between readings). CUDA_VISIBLE_DEVICES=1 made CUDA's device 0 NVML's GPU 1, and the run read
+// GPU 0's counter: the GPU is now found by the PCI bus id the session reports.
+TEST(Energy, NvmlReadsTheGpuOnTheRunsPciBus) {
+  WithoutEnvironment clean({"FAKE_NVML_GPUS", "FAKE_NVML_FAIL"});
+  const auto joules_between_readings = [](const EnergyCounter& nvml) {
+    const auto a = nvml.joules(), b = nvml.joules();
+    return a && b ? std::optional<double>(*b - *a) : std::nullopt;
+  };
+  for (const int gpu : {0, 1}) {
+    const EnergyCounter nvml = EnergyCounter::gpu("0000:0" + std::to_string(gpu) + ":00.0", FAKE_NVML);
+    ASSERT_TRUE(nvml.available()) << nvml.why_not();
+    EXPECT_EQ(nvml.source(), "nvml");
+    EXPECT_EQ(joules_between_readings(nvml), gpu + 1.0);
+  }
+  EXPECT_EQ(EnergyCounter::gpu("0000:02:00.0", FAKE_NVML).why_not(),
+            "NVML does not know the run's GPU (PCI bus 0000:02:00.0)");
+  // Without a bus id: NVML's GPU only where it has one.
+  EXPECT_EQ(EnergyCounter::gpu("", FAKE_NVML).why_not(),
+            "the run's GPU has no PCI bus id to find it among NVML's 2 GPUs");
+  ::setenv("FAKE_NVML_GPUS", "1", 1);
+  const EnergyCounter only = EnergyCounter::gpu("", FAKE_NVML);
+  ASSERT_TRUE(only.available()) << only.why_not();
+  EXPECT_EQ(joules_between_readings(only), 1.0);
+}
+
+TEST(Energy, NvmlThatCannotCountSaysWhy) {
+  WithoutEnvironment clean({"FAKE_NVML_GPUS", "FAKE_NVML_FAIL"});
+  const std::string bus = "0000:01:00.0";
+  EXPECT_EQ(EnergyCounter::gpu(bus, "/nonexistent/libnvidia-ml.so.1").why_not(),
+            "NVML not found (/nonexistent/libnvidia-ml.so.1)");
+  EXPECT_EQ(EnergyCounter::gpu(bus, FAKE_NVML_NO_ENERGY).why_not(), "NVML lacks the total-energy counter");
+  const std::pair<const char*, std::string> failures[] = {
+      {"init", "NVML could not be initialised"},
+      {"count", "NVML could not be initialised"},
+      {"energy", "the run's GPU has no total-energy counter (NVML: not supported)"},
+  };
+  for (const auto& [entry, why] : failures) {
+    ::setenv("FAKE_NVML_FAIL", entry, 1);
+    const EnergyCounter nvml = EnergyCounter::gpu(bus, FAKE_NVML);
+    EXPECT_EQ(nvml.why_not(), why) << entry;
+    EXPECT_FALSE(nvml.available());
+    EXPECT_EQ(nvml.joules(), std::nullopt);
+  }
+  ::setenv("FAKE_NVML_GPUS", "1", 1);
+  ::setenv("FAKE_NVML_FAIL", "index", 1);
+  EXPECT_EQ(EnergyCounter::gpu("", FAKE_NVML).why_not(), "NVML could not open its GPU");
+  // A counter that stops answering after the start gives no reading.
+  ::unsetenv("FAKE_NVML_FAIL");
+  ::unsetenv("FAKE_NVML_GPUS");
+  const EnergyCounter later = EnergyCounter::gpu(bus, FAKE_NVML);
+  ASSERT_TRUE(later.available()) << later.why_not();
+  ::setenv("FAKE_NVML_FAIL", "energy", 1);
+  EXPECT_EQ(later.joules(), std::nullopt);
+}
+
 }  // namespace
 }  // namespace cnn::test

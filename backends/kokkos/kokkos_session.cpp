@@ -142,6 +142,9 @@ std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() co
     info.emplace_back("gpu_name", prop.name);
     info.emplace_back("gpu_compute_capability", std::to_string(prop.major) + "." + std::to_string(prop.minor));
   }
+  char bus[32] = {};  // as cuda::device_info gives it, for NVML's energy counter
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, Kokkos::Cuda().cuda_device()) == cudaSuccess)
+    info.emplace_back("gpu_pci_bus_id", bus);
 #endif
   return info;
 }

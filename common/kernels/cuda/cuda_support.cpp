@@ -44,12 +44,17 @@ std::vector<std::pair<std::string, std::string>> device_info() {
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  return {{"gpu_name", p.name},
-          {"gpu_compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
-          {"gpu_multiprocessors", std::to_string(p.multiProcessorCount)},
-          {"gpu_memory_bytes", std::to_string(p.totalGlobalMem)},
-          {"driver_version", version(driver)},
-          {"cuda_runtime_version", version(runtime)}};
+  std::vector<std::pair<std::string, std::string>> info{
+      {"gpu_name", p.name},
+      {"gpu_compute_capability", std::to_string(p.major) + "." + std::to_string(p.minor)},
+      {"gpu_multiprocessors", std::to_string(p.multiProcessorCount)},
+      {"gpu_memory_bytes", std::to_string(p.totalGlobalMem)},
+      {"driver_version", version(driver)},
+      {"cuda_runtime_version", version(runtime)}};
+  // Which of the machine's GPUs device 0 is (CUDA_VISIBLE_DEVICES may name any): NVML finds it by this.
+  char bus[32] = {};
+  if (cudaDeviceGetPCIBusId(bus, sizeof bus, 0) == cudaSuccess) info.emplace_back("gpu_pci_bus_id", bus);
+  return info;
 }
 
 EventTimer::EventTimer() {
