@@ -234,9 +234,8 @@ void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes
 void measure_energy(Session& session, RunRecord& r) {
   const auto bus = std::find_if(r.device_info.begin(), r.device_info.end(),
                                 [](const auto& fact) { return fact.first == "gpu_pci_bus_id"; });
-  const EnergyCounter energy = !session.on_device()            ? EnergyCounter::cpu()
-                               : bus != r.device_info.end() ? EnergyCounter::gpu(bus->second)
-                                                            : EnergyCounter::gpu("");
+  const EnergyCounter energy = !session.on_device() ? EnergyCounter::cpu()
+                                                   : EnergyCounter::gpu(bus != r.device_info.end() ? bus->second : "");
   r.energy_source = energy.source();
   r.energy_why_not = energy.why_not();
   if (!energy.available()) return;
