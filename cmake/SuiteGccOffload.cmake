@@ -88,7 +88,9 @@ function(suite_gcc_offload_backend name model_flag)
   endif()
   if(ARG_OFFLOAD_LIBRARY)
     set(lib ${ARG_OFFLOAD_LIBRARY})
-    add_library(${lib} SHARED ${ARG_OFFLOAD_SOURCES})
+    # nvidia_driver.cpp (the GPU's PCI bus id for device_info) compiled in as well: suite_common is a static
+    # library built without -fPIC, which a shared library cannot take.
+    add_library(${lib} SHARED ${ARG_OFFLOAD_SOURCES} ${PROJECT_SOURCE_DIR}/common/nvidia_driver.cpp)
     target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR})
     target_compile_options(${lib} PRIVATE -Wall -Wextra)
     target_link_options(${lib} PRIVATE LINKER:--no-undefined)

@@ -4,6 +4,9 @@
 #include <openacc.h>
 
 #include <cstdlib>
+#include <string>
+
+#include "common/nvidia_driver.hpp"
 
 namespace cnn::omptarget {
 
@@ -40,9 +43,11 @@ const RuntimeFacts& runtime_facts() {
       // The GPU's name, which OpenMP's API cannot give: without it the report's platform is an unknown GPU
       // wherever no CUDA backend ran beside it. Asked as openacc_runtime.cpp asks it, of the device initialised
       // above (only when there is one: libgomp aborts on property queries for an absent device type).
-      if (const char* name = acc_get_property_string(acc_get_device_num(acc_device_nvidia), acc_device_nvidia,
-                                                     acc_property_name))
+      const int dev = acc_get_device_num(acc_device_nvidia);
+      if (const char* name = acc_get_property_string(dev, acc_device_nvidia, acc_property_name))
         f.info.emplace_back("gpu_name", name);
+      // libgomp numbers the GPUs as CUDA does.
+      if (const std::string bus = nvidia_pci_bus_id(dev); !bus.empty()) f.info.emplace_back("gpu_pci_bus_id", bus);
     }
     if (const char* policy = std::getenv("OMP_TARGET_OFFLOAD")) f.info.emplace_back("OMP_TARGET_OFFLOAD", policy);
     return f;

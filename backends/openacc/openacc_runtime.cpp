@@ -2,6 +2,10 @@
 
 #include <openacc.h>
 
+#include <string>
+
+#include "common/nvidia_driver.hpp"
+
 namespace cnn::openacc {
 namespace {
 
@@ -42,6 +46,8 @@ const RuntimeFacts& runtime_facts() {
         f.info.emplace_back("driver", drv);
       f.info.emplace_back("gpu_memory_bytes",
                           std::to_string(acc_get_property(dev, acc_device_nvidia, acc_property_memory)));
+      // libgomp numbers the GPUs as CUDA does.
+      if (const std::string bus = nvidia_pci_bus_id(dev); !bus.empty()) f.info.emplace_back("gpu_pci_bus_id", bus);
     }
     return f;
   }();
