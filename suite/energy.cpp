@@ -141,7 +141,7 @@ EnergyCounter EnergyCounter::cpu(const std::string& powercap) {
   for (const RaplPackage& p : packages)
     if (!read_number(p.energy_uj)) {  // root only on kernels since late 2020 (the Platypus fix)
       c.why_not_ = "RAPL not readable (" + p.energy_uj + ": " +
-                   (::access(p.energy_uj.c_str(), R_OK) != 0 ? "permission denied)" : "not a number)");
+                   (::access(p.energy_uj.c_str(), R_OK) != 0 ? "permission denied)" : "not a count)");
       return c;
     }
   const auto sum = std::make_shared<RaplSum>(packages);

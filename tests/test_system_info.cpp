@@ -140,7 +140,7 @@ TEST(Energy, RaplThatCannotBeReadSaysWhy) {
   write_powercap(dir.path, {{"12\n", ""}, {"-3\n", ""}});
   const fs::path second = dir / "intel-rapl:1" / "energy_uj";
   const EnergyCounter negative = EnergyCounter::cpu(dir.path.string());
-  EXPECT_EQ(negative.why_not(), "RAPL not readable (" + second.string() + ": not a number)");
+  EXPECT_EQ(negative.why_not(), "RAPL not readable (" + second.string() + ": not a count)");
   EXPECT_EQ(negative.joules(), std::nullopt);
   set_energy(dir.path, 1, "nan\n");
   EXPECT_EQ(EnergyCounter::cpu(dir.path.string()).why_not(), negative.why_not());
