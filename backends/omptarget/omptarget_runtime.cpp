@@ -4,9 +4,8 @@
 #include <openacc.h>
 
 #include <cstdlib>
-#include <string>
 
-#include "common/nvidia_driver.hpp"
+#include "common/kernels/offload/offload_gpu_facts.hpp"
 
 namespace cnn::omptarget {
 
@@ -39,16 +38,9 @@ const RuntimeFacts& runtime_facts() {
         .flag = "-fopenmp",
         .offload_target = SUITE_OMPTARGET_OFFLOAD_TARGET,
     });
-    if (f.on_gpu) {
-      // The GPU's name, which OpenMP's API cannot give: without it the report's platform is an unknown GPU
-      // wherever no CUDA backend ran beside it. Asked as openacc_runtime.cpp asks it, of the device initialised
-      // above (only when there is one: libgomp aborts on property queries for an absent device type).
-      const int dev = acc_get_device_num(acc_device_nvidia);
-      if (const char* name = acc_get_property_string(dev, acc_device_nvidia, acc_property_name))
-        f.info.emplace_back("gpu_name", name);
-      // libgomp numbers the GPUs as CUDA does.
-      if (const std::string bus = nvidia_pci_bus_id(dev); !bus.empty()) f.info.emplace_back("gpu_pci_bus_id", bus);
-    }
+    // Without the GPU's name (which OpenMP's API cannot give) the report's platform is an unknown GPU wherever
+    // no CUDA backend ran beside it.
+    if (f.on_gpu) offload::add_gpu_facts(f.info);
     if (const char* policy = std::getenv("OMP_TARGET_OFFLOAD")) f.info.emplace_back("OMP_TARGET_OFFLOAD", policy);
     return f;
   }();

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "common/nvidia_driver.hpp"
+#include "common/kernels/offload/offload_gpu_facts.hpp"
 
 namespace cnn::openacc {
 namespace {
@@ -37,18 +37,7 @@ const RuntimeFacts& runtime_facts() {
         .flag = "-fopenacc",
         .offload_target = SUITE_OPENACC_OFFLOAD_TARGET,
     });
-    if (f.on_gpu) {
-      // Only asked when a GPU is there: libgomp aborts on property queries for an absent device type.
-      const int dev = acc_get_device_num(acc_device_nvidia);
-      if (const char* name = acc_get_property_string(dev, acc_device_nvidia, acc_property_name))
-        f.info.emplace_back("gpu_name", name);
-      if (const char* drv = acc_get_property_string(dev, acc_device_nvidia, acc_property_driver))
-        f.info.emplace_back("driver", drv);
-      f.info.emplace_back("gpu_memory_bytes",
-                          std::to_string(acc_get_property(dev, acc_device_nvidia, acc_property_memory)));
-      // libgomp numbers the GPUs as CUDA does.
-      if (const std::string bus = nvidia_pci_bus_id(dev); !bus.empty()) f.info.emplace_back("gpu_pci_bus_id", bus);
-    }
+    if (f.on_gpu) offload::add_gpu_facts(f.info);
     return f;
   }();
   return facts;
