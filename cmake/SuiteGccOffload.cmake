@@ -88,9 +88,9 @@ function(suite_gcc_offload_backend name model_flag)
   endif()
   if(ARG_OFFLOAD_LIBRARY)
     set(lib ${ARG_OFFLOAD_LIBRARY})
-    # nvidia_driver.cpp (the GPU's PCI bus id for device_info) compiled in as well: suite_common is a static
-    # library built without -fPIC, which a shared library cannot take.
-    add_library(${lib} SHARED ${ARG_OFFLOAD_SOURCES} ${PROJECT_SOURCE_DIR}/common/nvidia_driver.cpp)
+    # With nvidia_driver.cpp's object (the GPU's PCI bus id for device_info): suite_common, a static library
+    # built without -fPIC, cannot go into a shared library.
+    add_library(${lib} SHARED ${ARG_OFFLOAD_SOURCES} $<TARGET_OBJECTS:suite_nvidia_driver>)
     target_include_directories(${lib} PRIVATE ${PROJECT_SOURCE_DIR})
     target_compile_options(${lib} PRIVATE -Wall -Wextra)
     target_link_options(${lib} PRIVATE LINKER:--no-undefined)

@@ -13,7 +13,7 @@ bool nvidia_driver_present() {
 std::string nvidia_pci_bus_id(int ordinal) {
   void* lib = ::dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
   if (!lib) return "";
-  // The driver API's entry points (cuda.h's declarations; CUdevice is an int, CUresult 0 is success).
+  // The driver API's entry points, as its header declares them (CUdevice is an int, CUresult 0 is success).
   const auto init = reinterpret_cast<int (*)(unsigned)>(::dlsym(lib, "cuInit"));
   const auto get = reinterpret_cast<int (*)(int*, int)>(::dlsym(lib, "cuDeviceGet"));
   const auto bus_id = reinterpret_cast<int (*)(char*, int, int)>(::dlsym(lib, "cuDeviceGetPCIBusId"));

@@ -1,5 +1,6 @@
-// The machine facts a report records (suite/system_info.hpp) and the RAPL energy counter (suite/energy.hpp),
-// read from texts and folders the tests write: this machine's own files say only what this machine has.
+// The machine facts a report records (suite/system_info.hpp) and the energy counters (suite/energy.hpp: RAPL,
+// NVML), read from texts, folders and a stand-in NVML library that the tests give them: this machine's own files
+// say only what this machine has.
 #include <gtest/gtest.h>
 
 #include <unistd.h>

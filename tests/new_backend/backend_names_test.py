@@ -45,6 +45,8 @@ NOT_BACKENDS = [
      r"device == \"cuda\"|\"cpu\", \"cuda\"|pytorch[-:]cuda\b",
      "PyTorch's device 'cuda' and its cuda/cudnn modules (the peer, scripts/peer_pytorch.py)"),
     (r"\(gpu\|cuda\|nvidia\|", "a GPU's device name, as a report records it, contains 'cuda'"),
+    (r"#include <openacc\.h>", "the OpenACC runtime's API, through which libgomp's OpenMP offload is asked of its "
+     "GPU too (common/kernels/offload/)"),
 ]
 
 
