@@ -64,7 +64,8 @@ def allowed(path, table):
 def self_check(names):
     """This test can fail: a name planted beside each word cut out is still found, and the words are cut."""
     samples = ["/usr/local/cuda/bin", "common/kernels/cuda/x.hpp", "namespace cnn::cuda {", "\"cuda: out of",
-               "build/kokkos-install/openmp", "build/cuda", "torch.cuda.synchronize()", "--device cuda", "(gpu|cuda|nvidia|h100)"]
+               "build/kokkos-install/openmp", "build/cuda", "torch.cuda.synchronize()", "--device cuda",
+               "(gpu|cuda|nvidia|h100)", "#include <openacc.h>"]
     for sample in samples:
         if names_in(sample, names):
             return f"a non-backend word is not cut out: {sample!r} -> {names_in(sample, names)}"
