@@ -2,7 +2,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <bit>
 #include <cctype>
 #include <cmath>
@@ -138,10 +137,8 @@ ordered_json to_gbench(const std::vector<RunRecord>& runs, const GbenchMachine& 
   ctx["git_commit"] = build_info::git_commit();
   ctx["cpu_model"] = cpu_model();
   for (const RunRecord& r : runs) {
-    const auto gpu = std::find_if(r.device_info.begin(), r.device_info.end(),
-                                  [](const auto& kv) { return kv.first == "gpu_name"; });
-    if (gpu != r.device_info.end()) {
-      ctx["gpu_name"] = gpu->second;
+    if (const std::string gpu = r.device_fact("gpu_name"); !gpu.empty()) {
+      ctx["gpu_name"] = gpu;
       break;
     }
   }

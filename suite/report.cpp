@@ -30,6 +30,12 @@ double median(std::vector<double> v) {
 
 double RunRecord::forward_median_ms() const { return median(forward_samples_ms); }
 
+std::string RunRecord::device_fact(const std::string& key) const {
+  const auto fact =
+      std::find_if(device_info.begin(), device_info.end(), [&](const auto& kv) { return kv.first == key; });
+  return fact == device_info.end() ? "" : fact->second;
+}
+
 double RunRecord::forward_min_ms() const {
   const auto& s = forward_samples_ms;
   return s.empty() ? 0 : *std::min_element(s.begin(), s.end());

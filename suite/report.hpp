@@ -44,6 +44,7 @@ struct RunRecord {
   double forward_min_ms() const;  // 0 without samples
   double forward_max_ms() const;
   double images_per_s() const;
+  std::string device_fact(const std::string& key) const;  // device_info's value for key, "" where it has none
 };
 
 // The middle value (the mean of the two middle ones for an even count); 0 for none.

@@ -232,10 +232,8 @@ void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes
 // few to 100 ms: 20 passes of 3.8 ms gave 47 000 images/J in one run and 65 000 in another). Each window's
 // images per joule is kept: the report gives their median and spread. Nothing runs when there is no counter.
 void measure_energy(Session& session, RunRecord& r) {
-  const auto bus = std::find_if(r.device_info.begin(), r.device_info.end(),
-                                [](const auto& fact) { return fact.first == "gpu_pci_bus_id"; });
-  const EnergyCounter energy = !session.on_device() ? EnergyCounter::cpu()
-                                                   : EnergyCounter::gpu(bus != r.device_info.end() ? bus->second : "");
+  const EnergyCounter energy =
+      session.on_device() ? EnergyCounter::gpu(r.device_fact("gpu_pci_bus_id")) : EnergyCounter::cpu();
   r.energy_source = energy.source();
   r.energy_why_not = energy.why_not();
   if (!energy.available()) return;
