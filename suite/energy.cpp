@@ -91,7 +91,10 @@ class RaplSum {
     std::vector<double> now;
     for (const RaplPackage& p : packages_) {
       const auto uj = read_number(p.energy_uj);
-      if (!uj) return std::nullopt;
+      if (!uj) {
+        unreadable_ = p.energy_uj;
+        return std::nullopt;
+      }
       now.push_back(*uj);
     }
     double steps = 0;
@@ -107,11 +110,14 @@ class RaplSum {
     last_ = std::move(now);
     return total_uj_ / 1e6;
   }
+  // The counter file of the last read() that failed on one.
+  const std::string& unreadable() const { return unreadable_; }
 
  private:
   std::vector<RaplPackage> packages_;
   std::vector<double> last_;
   double total_uj_ = 0;
+  std::string unreadable_;
 };
 
 }  // namespace
@@ -138,14 +144,13 @@ EnergyCounter EnergyCounter::cpu(const std::string& powercap) {
     c.why_not_ = "RAPL not readable (no " + powercap + "/intel-rapl:0/energy_uj)";
     return c;
   }
-  for (const RaplPackage& p : packages)
-    if (!read_number(p.energy_uj)) {  // root only on kernels since late 2020 (the Platypus fix)
-      c.why_not_ = "RAPL not readable (" + p.energy_uj + ": " +
-                   (::access(p.energy_uj.c_str(), R_OK) != 0 ? "permission denied)" : "not a count)");
-      return c;
-    }
   const auto sum = std::make_shared<RaplSum>(packages);
-  sum->read();  // the origin
+  if (!sum->read()) {  // the origin; a counter may be root only (Linux since late 2020: the Platypus fix)
+    const std::string& file = sum->unreadable();
+    c.why_not_ = "RAPL not readable (" + file + ": " +
+                 (::access(file.c_str(), R_OK) != 0 ? "permission denied)" : "not a count)");
+    return c;
+  }
   c.read_ = [sum] { return sum->read(); };
   return c;
 }
