@@ -83,6 +83,9 @@ class Session {
   // 1 for those that take one image at a time (they ignore --batch).
   virtual std::size_t batch() const = 0;
   virtual bool on_device() const { return false; }  // true: upload/download are real h2d/d2h copies
+  // true: forward() computes on a GPU, whose energy counter then measures the run. Also where the data is not
+  // resident there (the naive offload variants copy per layer: on_device() is false).
+  virtual bool runs_on_gpu() const { return on_device(); }
   virtual int threads() const { return 1; }
   // Key/value facts about the device used (GPU name, driver, CUDA version, execution space ...).
   virtual std::vector<std::pair<std::string, std::string>> device_info() const { return {}; }

@@ -233,7 +233,7 @@ void timed_passes(Session& session, const Options& opt, RunRecord& r, LayerTimes
 // images per joule is kept: the report gives their median and spread. Nothing runs when there is no counter.
 void measure_energy(Session& session, RunRecord& r) {
   const EnergyCounter energy =
-      session.on_device() ? EnergyCounter::gpu(r.device_fact("gpu_pci_bus_id")) : EnergyCounter::cpu();
+      session.runs_on_gpu() ? EnergyCounter::gpu(r.device_fact("gpu_pci_bus_id")) : EnergyCounter::cpu();
   r.energy_source = energy.source();
   r.energy_why_not = energy.why_not();
   if (!energy.available()) return;

@@ -47,11 +47,11 @@ TEST_P(EveryVariant, MatchesFp64ReferenceOnOddImageCounts) {
       auto session = backend->open(c.variant, trained_network(), cfg);
       // A report's platform is its GPU: a session on one names it, or the history files its runs on an
       // "unknown GPU" wherever no other run of the report names it.
-      if (session->on_device()) {
+      if (session->runs_on_gpu()) {
         const auto info = session->device_info();
         EXPECT_TRUE(std::any_of(info.begin(), info.end(),
                                 [](const auto& kv) { return kv.first == "gpu_name" && !kv.second.empty(); }))
-            << c.backend << ":" << c.variant << " runs on a device and does not name it (gpu_name)";
+            << c.backend << ":" << c.variant << " runs on a GPU and does not name it (gpu_name)";
       }
       // The effective batch is fixed by open() (the report reads it there): 1..n, --batch when it fits.
       const std::size_t opened_batch = session->batch();

@@ -607,6 +607,46 @@ TEST(Cli, EveryRunRecordsItsEnergyOrWhyNot) {
   }
 }
 
+// The baseline's arithmetic, said to run on a GPU whose data is not resident there, as the naive offload variants
+// do (they copy per layer): its energy is the GPU's, not the CPU package's.
+class GpuWithoutResidentDataSession : public Session {
+ public:
+  explicit GpuWithoutResidentDataSession(std::unique_ptr<Session> inner) : inner_(std::move(inner)) {}
+  double upload(const std::uint8_t* p, std::size_t n) override { return inner_->upload(p, n); }
+  double forward(LayerTimes& l) override { return inner_->forward(l); }
+  double download(float* probs) override { return inner_->download(probs); }
+  std::size_t batch() const override { return inner_->batch(); }
+  bool runs_on_gpu() const override { return true; }
+  std::vector<std::pair<std::string, std::string>> device_info() const override {
+    return {{"gpu_name", "test GPU"}, {"gpu_pci_bus_id", kBus}};
+  }
+  static constexpr const char* kBus = "0000:ff:1f.7";  // no GPU's
+
+ private:
+  std::unique_ptr<Session> inner_;
+};
+
+std::unique_ptr<Backend> make_offloaded() {
+  return std::make_unique<VariantTable>(
+      "offloaded", [] { return Availability{true, "", "test GPU"}; },
+      std::vector<VariantEntry>{{{"naive", "the baseline, said to run on a GPU", false},
+                                 [](const Network& net, const RunConfig& cfg) {
+                                   return std::make_unique<GpuWithoutResidentDataSession>(
+                                       make_baseline()->open(kBaselineVariant, net, cfg));
+                                 }}});
+}
+
+TEST(Cli, ARunOnAGpuIsMeasuredByTheGpusCounterEvenWithoutResidentData) {
+  const std::vector<RegistryEntry> registry = {{"offloaded", &make_offloaded, ""}};
+  TempDir dir;
+  const Result r = run_in_process({"--backend", "offloaded", "--images", "4", "--repeat", "2", "--warmup", "0",
+                                   "--output", (dir / "r.json").string(), "--quiet"}, registry);
+  ASSERT_EQ(r.code, 0) << r.err;
+  const json e = read_json(dir / "r.json")["runs"][0]["energy"];
+  EXPECT_EQ(e["source"], "nvml");
+  EXPECT_EQ(e["unavailable"], EnergyCounter::gpu(GpuWithoutResidentDataSession::kBus).why_not());
+}
+
 // Thread counts from the environment obey the limit of --threads: libgomp would start a team of that many
 // at the first parallel region (a team of 100000 crashes inside libgomp), so they are refused before it.
 TEST(CliBinary, ThreadCountsInTheEnvironmentAreLimitedLikeThreads) {

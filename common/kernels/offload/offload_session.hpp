@@ -123,6 +123,7 @@ class OffloadSession : public Session {
     return sw.ms();
   }
   bool on_device() const override { return resident_ && D.facts().on_gpu; }
+  bool runs_on_gpu() const override { return D.facts().on_gpu; }
   std::vector<std::pair<std::string, std::string>> device_info() const override { return D.facts().info; }
   std::size_t device_memory_bytes() const override {
     if (!on_device()) return 0;
