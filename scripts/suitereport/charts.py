@@ -2,13 +2,14 @@
 
 Each chart is drawn only where the data has what it shows: speedup needs a run of the
 baseline (its manifest's "baseline"), image scaling
-two image counts of one variant, thread scaling two thread counts of one variant. Colours come from
-palette.py: one per backend:variant, the same in bar and line charts.
+two image counts of one variant, thread scaling two thread counts of one variant on the CPU, in one process
+(not under mpirun). Colours come from palette.py: one per backend:variant, the same in bar and line charts.
 """
 
 import hashlib
 import io
 import math
+import sys
 
 from .matplotlib_setup import plt  # first: the Agg backend before anything of matplotlib draws
 from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
@@ -22,13 +23,31 @@ LAYER_COLORS = {"conv": "#1f77b4", "relu": "#ff7f0e", "pool": "#2ca02c", "fc": "
 DPI = 110
 
 
-def _label(run, with_threads):
+def _threads_vary(runs):
+    """Whether the CPU runs among runs have several thread counts (a GPU run's 'threads' is the backend's
+    launch width, not a choice: a Kokkos-CUDA run's 270336 beside a serial run gave it "(1 thr)")."""
+    return len({r.threads for r in runs if not r.on_gpu}) > 1
+
+
+def _label(run, with_threads, with_batch=False):
     """backend:variant, with the thread count where threads vary, on CPU runs only (a GPU run's
-    'threads' is the backend's launch width, not a choice)."""
-    s = run.name
-    if with_threads and not run.on_gpu:
-        s += f" ({run.threads} thr)"
-    return s
+    'threads' is the backend's launch width, not a choice); the MPI ranks of a run under mpirun (its
+    images/s are all ranks'), and the batch where asked."""
+    parts = [f"{run.threads} thr"] if with_threads and not run.on_gpu else []
+    if run.mpi:
+        parts.append(f"{run.ranks} MPI rank{'s' if run.ranks != 1 else ''}, {run.mpi.get('mode')}")
+    if with_batch:
+        parts.append(f"batch {run.batch}")
+    return run.name + (f" ({', '.join(parts)})" if parts else "")
+
+
+def _labels(runs):
+    """A label per run that tells it from the others in one chart: the batch only where runs of a variant
+    would otherwise share a label (a chart of eight bars named "cuda:fused_fp16x3", four of them, four
+    batch sizes, left the reader to guess)."""
+    threads_vary = _threads_vary(runs)
+    plain = [_label(r, threads_vary) for r in runs]
+    return [_label(r, threads_vary, plain.count(p) > 1) for r, p in zip(runs, plain)]
 
 
 def _series_style(run):
@@ -90,15 +109,14 @@ def plain_number(x, _pos=None):
 
 
 def _bar_runs(group, images):
-    """The runs at one image count, one bar each; several thread counts of a variant: only the fastest
-    unless the variant is all there is."""
-    runs = [r for r in group.runs if r.images == images]
-    threads_vary = len({r.threads for r in runs if not r.on_gpu}) > 1
-    return runs, threads_vary
+    """The runs at one image count, one bar each (as the runs table has a row each; _labels tells them apart)."""
+    return [r for r in group.runs if r.images == images]
 
 
-def _barh(ax, runs, values, threads_vary, failed_note=True):
-    labels = [_label(r, threads_vary) for r in runs]
+def _barh(ax, runs, values):
+    """A bar per run; a run that failed its validation hatched and marked so in its label (a peer that does
+    not validate is neither)."""
+    labels = _labels(runs)
     ys = range(len(runs))
     bars = ax.barh(ys, values, color=[palette.color(r.name) for r in runs])
     for bar, r in zip(bars, runs):
@@ -106,7 +124,7 @@ def _barh(ax, runs, values, threads_vary, failed_note=True):
             bar.set_hatch("//")
             bar.set_edgecolor("black")
     ax.set_yticks(list(ys))
-    ax.set_yticklabels([lab + ("  [validation FAILED]" if failed_note and r.validation and not r.passed else "")
+    ax.set_yticklabels([lab + ("  [validation FAILED]" if r.validation and not r.passed else "")
                         for lab, r in zip(labels, runs)])
     ax.invert_yaxis()
     return bars
@@ -116,19 +134,26 @@ def _fig_for_bars(n):
     return plt.subplots(figsize=(8.5, 1.2 + 0.38 * max(n, 2)))
 
 
+def _finite(x):
+    """x, or the largest float where it overflowed: the reports' times are any finite number of at least
+    1 ns, and a time of 1e308 ms (or a speedup over one) made an axis limit infinite, which matplotlib
+    refuses with a traceback."""
+    return min(x, sys.float_info.max)
+
+
 def time_chart(group, images, path):
-    runs, threads_vary = _bar_runs(group, images)
+    runs = _bar_runs(group, images)
     if not runs:
         return None
     fig, ax = _fig_for_bars(len(runs))
     values = [r.forward_ms for r in runs]
-    _barh(ax, runs, values, threads_vary)
+    _barh(ax, runs, values)
     ax.set_xscale("log")
     _log_axis(ax.xaxis)
     lo, hi = min(values), max(values)
-    ax.set_xlim(lo / 3, hi * 6)
+    ax.set_xlim(lo / 3, _finite(hi * 6))
     for i, v in enumerate(values):
-        ax.text(v * 1.08, i, f"{fmt_ms(v)} ms", va="center", fontsize=8)
+        ax.text(_finite(v * 1.08), i, f"{fmt_ms(v)} ms", va="center", fontsize=8)
     ax.set_xlabel("forward time per pass, ms (median, log scale; shorter is faster)")
     ax.set_title(f"Forward time, {images} images\n{group.machine.label}", fontsize=11)
     ax.grid(axis="x", which="major", alpha=0.3)
@@ -136,19 +161,19 @@ def time_chart(group, images, path):
 
 
 def speedup_chart(group, images, path):
-    runs, threads_vary = _bar_runs(group, images)
+    runs = _bar_runs(group, images)
     base = analysis.baseline_run(group, images)
     if base is None or len(runs) < 2:
         return None
     fig, ax = _fig_for_bars(len(runs))
-    values = [base.forward_ms / r.forward_ms for r in runs]
-    _barh(ax, runs, values, threads_vary)
+    values = [_finite(base.forward_ms / r.forward_ms) for r in runs]
+    _barh(ax, runs, values)
     ax.set_xscale("log")
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _p: plain_number(x) + "×"))
     ax.axvline(1.0, color="black", linewidth=0.8)
-    ax.set_xlim(min(min(values), 1) / 2, max(values) * 5)
+    ax.set_xlim(min(min(values), 1) / 2, _finite(max(values) * 5))
     for i, v in enumerate(values):
-        ax.text(v * 1.08, i, fmt_speedup(v), va="center", fontsize=8)
+        ax.text(_finite(v * 1.08), i, fmt_speedup(v), va="center", fontsize=8)
     ax.set_xlabel(f"speedup vs {analysis.BASELINE_NAME} = its time ({fmt_ms(base.forward_ms)} ms) / this run's; "
                   "log scale, longer is faster")
     ax.set_title(f"Speedup vs {analysis.BASELINE_NAME}, {images} images\n{group.machine.label}", fontsize=11)
@@ -160,7 +185,6 @@ def layers_chart(group, images, path):
     runs = [r for r in group.runs if r.images == images and r.layers_ms]
     if not runs:
         return None
-    threads_vary = len({r.threads for r in runs}) > 1
     kinds = list(LAYER_KINDS) + (["other"] if any("other" in r.layer_totals() for r in runs) else [])
     fig, ax = _fig_for_bars(len(runs))
     left = [0.0] * len(runs)
@@ -170,7 +194,7 @@ def layers_chart(group, images, path):
         ax.barh(range(len(runs)), shares, left=left, color=LAYER_COLORS[k], label=k)
         left = [a + b for a, b in zip(left, shares)]
     ax.set_yticks(range(len(runs)))
-    ax.set_yticklabels([_label(r, threads_vary) for r in runs])
+    ax.set_yticklabels(_labels(runs))
     ax.invert_yaxis()
     ax.set_xlim(0, 100)
     for i, t in enumerate(totals):
@@ -182,34 +206,30 @@ def layers_chart(group, images, path):
     return save(fig, path)
 
 
-def _series(runs, key):
-    """{label: sorted [(x, run)]} of the variants that have two or more x values."""
+def _series(runs, label, key):
+    """{label: [(x, run)] by x} of the labels with two or more x values; of several runs at one x (other
+    batch sizes) the fastest: a line through all of them went up and down at that x."""
     by = {}
     for r in runs:
-        by.setdefault(r.name, []).append((key(r), r))
-    return {name: sorted(pts, key=lambda p: p[0]) for name, pts in by.items() if len({x for x, _ in pts}) > 1}
+        pts = by.setdefault(label(r), {})
+        x = key(r)
+        if x not in pts or r.forward_ms < pts[x].forward_ms:
+            pts[x] = r
+    return {lab: sorted(pts.items(), key=lambda p: p[0]) for lab, pts in by.items() if len(pts) > 1}
 
 
 def images_scaling_chart(group, path):
-    # One line per variant and thread count: the fastest configuration of each image count.
-    runs = {}
-    for r in group.runs:
-        k = (r.name, r.threads, r.images)
-        if k not in runs or r.forward_ms < runs[k].forward_ms:
-            runs[k] = r
-    threads_vary = len({r.threads for r in runs.values()}) > 1
-    by = {}
-    for r in runs.values():
-        by.setdefault(_label(r, threads_vary), []).append(r)
-    series = {lab: sorted(rs, key=lambda r: r.images) for lab, rs in by.items() if len(rs) > 1}
+    # One line per variant and thread count (and MPI ranks): the fastest configuration of each image count.
+    threads_vary = _threads_vary(group.runs)
+    series = _series(group.runs, lambda r: _label(r, threads_vary), lambda r: r.images)
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 5))
-    for lab, rs in series.items():
-        ax.plot([r.images for r in rs], [r.images_per_s for r in rs], label=lab, **_series_style(rs[0]))
+    for lab, pts in series.items():
+        ax.plot([x for x, _ in pts], [r.images_per_s for _, r in pts], label=lab, **_series_style(pts[0][1]))
     ax.set_xscale("log")
     ax.set_yscale("log")
-    _log_axis(ax.xaxis, [r.images for rs in series.values() for r in rs])
+    _log_axis(ax.xaxis, [x for pts in series.values() for x, _ in pts])
     _log_axis(ax.yaxis)
     ax.set_xlabel("images per run (log scale)")
     ax.set_ylabel("images/s (log scale; higher is faster)")
@@ -220,8 +240,10 @@ def images_scaling_chart(group, path):
 
 
 def threads_scaling_chart(group, images, path):
-    runs = [r for r in group.runs if r.images == images]
-    series = _series(runs, lambda r: r.threads)
+    # CPU runs of one process only: a GPU run's threads are its launch width, and an MPI run's images/s are
+    # all its ranks' (scripts/report --scaling draws those): a 16-rank run at "1 thread" set the line's start.
+    runs = [r for r in group.runs if r.images == images and not r.on_gpu and not r.mpi]
+    series = _series(runs, lambda r: r.name, lambda r: r.threads)
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8.5, 5))
@@ -264,15 +286,20 @@ def draw_group(group, out_dir, slug, images=None):
 
 
 def slugs(groups):
-    """A file-name prefix per group: the report set's name, made unique with the host where needed."""
+    """A file-name prefix per group: its machine's slug, made unique with the host where needed, and with a
+    hash of the machine where that is not enough."""
     names = [g.machine.slug for g in groups]
     out = []
     for g, s in zip(groups, names):
         if names.count(s) > 1:
             s = f"{s}-{g.machine.host}"
         # a host name may hold any byte but "/" (and NUL): a newline or "\" must not reach the file name
-        s = "".join(ch if ch.isprintable() and ch not in "/\\" else "-" for ch in s)
-        out.append(short_name(s))
+        s = short_name("".join(ch if ch.isprintable() and ch not in "/\\" else "-" for ch in s))
+        if s.lower() in {o.lower() for o in out}:
+            # One host, two GPUs whose names differ only in punctuation or case (one slug): the second
+            # group's charts were written over the first's. Groups are machines, so the hash keeps them apart.
+            s = short_name(f"{s}-{hashlib.sha1(repr(g.machine.key).encode()).hexdigest()[:10]}")
+        out.append(s)
     return out
 
 

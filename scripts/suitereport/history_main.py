@@ -145,7 +145,7 @@ def cmd_plot(args):
     for key in sorted(groups):
         platform_label, backend, images = key
         name = file_name(f"{platform_label}-{backend}-images-{images}", taken)
-        path = history_charts.group_chart(key, groups[key], a.order, a.subjects, out / f"{name}.png")
+        path = history_charts.group_chart(key, groups[key], a.order, out / f"{name}.png")
         print(f"wrote {load.shown(path)}")
     for machine in sorted({s.machine for s in a.series}):
         name = file_name(f"overview-{machine}", taken)
