@@ -13,6 +13,7 @@ sys.path.insert(0, str(SCRIPTS))
 from suitereport import analysis, charts, palette  # noqa: E402
 from suitereport.analysis import fmt_ms, fmt_speedup  # noqa: E402
 from suitereport.charts import plt  # noqa: E402
+from chart_figures import kept_figures  # noqa: E402
 from suitereport.load import Machine, Run  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.ticker import FixedLocator, LogLocator, NullFormatter  # noqa: E402
@@ -35,19 +36,7 @@ def group(*runs):
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """The figure a chart function made, where it would have written a PNG; colours from an empty palette (the
-    first backend drawn gets the first family and marker), the palette as it was after."""
-    monkeypatch.setattr(palette, "_styles", {})
-    figures = []
-
-    def keep(fig, path):
-        figures.append(fig)
-        return fig
-
-    monkeypatch.setattr(charts, "save", keep)
-    yield figures
-    for fig in figures:
-        plt.close(fig)
+    yield from kept_figures(monkeypatch, charts)
 
 
 def tick_labels(axis):

@@ -12,7 +12,7 @@ SCRIPTS = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(SCRIPTS))
 
 from suitereport import history, history_charts, palette  # noqa: E402
-from suitereport.charts import plt  # noqa: E402
+from chart_figures import kept_figures  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 
 # commits in git order, oldest first
@@ -30,19 +30,7 @@ def series(*points, backend="serial", variant="naive", threads=1, on_gpu=False, 
 
 @pytest.fixture
 def drawn(monkeypatch):
-    """The figure a chart function made, where it would have written a PNG; colours from an empty palette (the
-    first backend drawn gets the first family and marker), the palette as it was after."""
-    monkeypatch.setattr(palette, "_styles", {})
-    figures = []
-
-    def keep(fig, path):
-        figures.append(fig)
-        return fig
-
-    monkeypatch.setattr(history_charts, "save", keep)
-    yield figures
-    for fig in figures:
-        plt.close(fig)
+    yield from kept_figures(monkeypatch, history_charts)
 
 
 def chart(*series_list, order=COMMITS, key=("M", "serial", 50)):
