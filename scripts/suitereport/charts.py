@@ -25,7 +25,7 @@ DPI = 110
 
 def _threads_vary(runs):
     """Whether the CPU runs among runs have several thread counts (a GPU run's 'threads' is the backend's
-    launch width, not a choice: a Kokkos-CUDA run's 270336 beside a serial run gave it "(1 thr)")."""
+    launch width, not a choice: a GPU run's 270336 beside a one-thread CPU run gave it "(1 thr)")."""
     return len({r.threads for r in runs if not r.on_gpu}) > 1
 
 
@@ -43,7 +43,7 @@ def _label(run, with_threads, with_batch=False):
 
 def _labels(runs):
     """A label per run that tells it from the others in one chart: the batch only where runs of a variant
-    would otherwise share a label (a chart of eight bars named "cuda:fused_fp16x3", four of them, four
+    would otherwise share a label (a chart of eight bars, four of them with one GPU variant's name at four
     batch sizes, left the reader to guess)."""
     threads_vary = _threads_vary(runs)
     plain = [_label(r, threads_vary) for r in runs]
