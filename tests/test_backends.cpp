@@ -61,6 +61,12 @@ TEST_P(EveryVariant, MatchesFp64ReferenceOnOddImageCounts) {
       EXPECT_EQ(session->batch(), opened_batch) << "upload must not change the batch";
       LayerTimes layers;
       EXPECT_GE(session->forward(layers), 0.0);
+      // memory_bytes.device_peak: 0 means "no device", never "not counted".
+      const std::string name = c.backend + ":" + c.variant;
+      if (session->runs_on_gpu())
+        EXPECT_GT(session->device_memory_bytes(), 0u) << name << " runs on a GPU and reports no device memory";
+      else
+        EXPECT_EQ(session->device_memory_bytes(), 0u) << name << " runs on the host and reports device memory";
       std::vector<float> probs(n * kClasses, -1.0f);
       session->download(probs.data());
       const Validation v = validate(probs.data(), n, reference_first(n), n);

@@ -126,12 +126,15 @@ class OffloadSession : public Session {
   bool runs_on_gpu() const override { return D.facts().on_gpu; }
   std::vector<std::pair<std::string, std::string>> device_info() const override { return D.facts().info; }
   std::size_t device_memory_bytes() const override {
-    if (!on_device()) return 0;
+    if (!runs_on_gpu()) return 0;
+    if (!resident_) return largest_call_device_bytes();
     return weights_.device_bytes() + probs_.device_bytes() + n_ * kImageBytes + activation_device_bytes();
   }
 
  protected:
   virtual std::size_t activation_device_bytes() const = 0;
+  // Where nothing is resident: the most bytes one compute call maps (its copies live for the call alone).
+  virtual std::size_t largest_call_device_bytes() const { return 0; }
   void report_progress(std::size_t done) const {
     if (progress_) progress_(done, n_);
   }

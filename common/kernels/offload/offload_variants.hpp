@@ -86,6 +86,23 @@ class LayerwiseSession final : public OffloadSession<D> {
     for (int l = 0; l < 3; ++l) bytes += conv_out_[l].device_bytes() + pool_out_[l].device_bytes();
     return bytes;
   }
+  // Not resident (naive): each layer call maps its input, weights and output for the call alone (the
+  // backends' data clauses cover exactly these arrays), so the device holds one call's copies at a time, and the
+  // largest call over the first, fullest chunk is the peak.
+  std::size_t largest_call_device_bytes() const override {
+    const std::size_t n = std::min(chunk_, this->n_);
+    const auto chunk_bytes = [&](const Mirror<float, D>& a) { return a.size() / chunk_ * n * sizeof(float); };
+    const auto bytes = [](const Mirror<float, D>& a) { return a.size() * sizeof(float); };
+    const auto& w = this->weights_;
+    std::size_t peak = 0;
+    for (int l = 0; l < 3; ++l) {
+      const std::size_t in = l == 0 ? n * kImageBytes : chunk_bytes(pool_out_[l - 1]);
+      const std::size_t conv = chunk_bytes(conv_out_[l]);
+      peak = std::max({peak, in + bytes(w.w[l]) + bytes(w.b[l]) + conv, conv + chunk_bytes(pool_out_[l])});
+    }
+    const std::size_t probs = n * kClasses * sizeof(float);
+    return std::max(peak, chunk_bytes(pool_out_[2]) + bytes(w.fc_w) + bytes(w.fc_b) + probs);
+  }
 
   Kernels kernels_;
   std::size_t chunk_;
