@@ -5,7 +5,9 @@
 #include "common/text.hpp"
 
 #include <cstdlib>
+#include <string_view>
 #include <type_traits>
+#include <unordered_map>
 
 #if defined(KOKKOS_ENABLE_OPENMP)
 #include <omp.h>
@@ -31,6 +33,27 @@ void check_thread_count(int threads) {
                      " threads (--threads, OMP_NUM_THREADS or every logical core), which Kokkos refuses: unset it");
 }
 
+// The bytes Kokkos holds in a GPU space's memory, now and at most since the last session opened: Kokkos Tools'
+// allocation callbacks see every View and Kokkos' own buffers (team scratch in global memory, reductions).
+// Installed only where the space is a GPU's: with a callback set, every launch asks Kokkos for its name.
+namespace {
+std::unordered_map<const void*, std::uint64_t> g_device_allocations;  // only those seen allocated
+std::uint64_t g_device_held = 0, g_device_peak = 0;
+
+void count_allocation(const Kokkos::Tools::SpaceHandle space, const char*, const void* p, const std::uint64_t size) {
+  if (std::string_view(space.name) != Space::memory_space::name()) return;
+  g_device_allocations[p] = size;
+  g_device_held += size;
+  g_device_peak = std::max(g_device_peak, g_device_held);
+}
+void count_deallocation(const Kokkos::Tools::SpaceHandle, const char*, const void* p, const std::uint64_t) {
+  const auto it = g_device_allocations.find(p);
+  if (it == g_device_allocations.end()) return;
+  g_device_held -= it->second;
+  g_device_allocations.erase(it);
+}
+}  // namespace
+
 void ensure_initialised(int threads) {
   if (Kokkos::is_initialized()) return;
   check_thread_count(threads);
@@ -38,6 +61,10 @@ void ensure_initialised(int threads) {
   if (threads > 0) args.num_threads = threads;
   args.disable_warnings = true;  // its several-line notes (more threads than cores) would break the one-line stderr
   Kokkos::initialize(args);
+  if constexpr (!kHostSpace) {
+    Kokkos::Tools::Experimental::set_allocate_data_callback(count_allocation);
+    Kokkos::Tools::Experimental::set_deallocate_data_callback(count_deallocation);
+  }
   // Sessions (and their Views) are gone by the time atexit handlers run.
   std::atexit([] { Kokkos::finalize(); });
 }
@@ -102,6 +129,7 @@ Floats to_view(const std::vector<float>& host, const char* label) {
 KokkosSession::KokkosSession(const Network& net, const RunConfig& config, std::size_t preferred_batch)
     : batch_(resolve_batch(config, preferred_batch)) {
   ensure_initialised(config.threads);
+  g_device_peak = g_device_held;  // one session at a time: its peak starts from what is held already
   for (int l = 0; l < 3; ++l) {
     w_[l] = to_view(net.conv(l).weights, "conv_w");
     b_[l] = to_view(net.conv(l).bias, "conv_b");
@@ -130,6 +158,8 @@ double KokkosSession::download(float* probs) {
 }
 
 bool KokkosSession::on_device() const { return !kHostSpace; }
+
+std::size_t KokkosSession::device_memory_bytes() const { return kHostSpace ? 0 : g_device_peak; }
 
 std::vector<std::pair<std::string, std::string>> KokkosSession::device_info() const {
   std::vector<std::pair<std::string, std::string>> info{{"kokkos_execution_space", space_name()},

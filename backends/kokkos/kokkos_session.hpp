@@ -193,6 +193,7 @@ class KokkosSession : public Session {
   int threads() const override { return Space().concurrency(); }
   std::size_t batch() const override { return batch_; }
   std::vector<std::pair<std::string, std::string>> device_info() const override;
+  std::size_t device_memory_bytes() const override;
 
  protected:
   // A forward() that launches run(first image, count) for every chunk of batch() images and fences once.
