@@ -1,7 +1,7 @@
 // The device memory the directive-based sessions report (memory_bytes.device_peak), against what they map.
 // The sessions run here with fake data directives that count the bytes entered on a "GPU", and fake compute
-// calls that map what the backends' data clauses map (backends/openacc/openacc_layerwise.cpp,
-// backends/omptarget/omptarget_kernels.cpp) and note the most the device held at once.
+// calls that map what the directive-based backends' per-layer data clauses map (their copyin/copyout or
+// map(to/from) extents) and note the most the device held at once.
 #include <gtest/gtest.h>
 
 #include <algorithm>
