@@ -28,15 +28,14 @@ void enter(const void* p, std::size_t bytes) {
   g_entered[p] = bytes;
   g_peak = std::max(g_peak, entered_bytes());
 }
+void leave(const void* p, std::size_t) { g_entered.erase(p); }
+void update_host(void*, std::size_t) {}
 
 const RuntimeFacts& facts() {
   static RuntimeFacts gpu{true, 1, "fake GPU", {}}, host{false, 0, "host fallback", {}};
   return g_on_gpu ? gpu : host;
 }
-constexpr DataDirectives kFake{enter, enter, [](void*, std::size_t) {}, [](const void* p, std::size_t) {
-                                 g_entered.erase(p);
-                               },
-                               facts};
+constexpr DataDirectives kFake{enter, enter, update_host, leave, facts};
 
 // Whether [p, p + bytes) lies in an entered array (present, as the runtimes find it: by address range).
 bool present(const void* p, std::size_t bytes) {
