@@ -35,6 +35,8 @@ void check_thread_count(int threads) {
 
 // The bytes Kokkos holds in a GPU space's memory, now and at most since the last session opened: Kokkos Tools'
 // allocation callbacks see every View and Kokkos' own buffers (team scratch in global memory, reductions).
+// Kokkos keeps its scratch once grown, so a session's peak includes the scratch that an earlier session of the
+// process grew (on the H200: about 2 GB after kokkos:winograd_lanes, results/h200/checks-device-memory/).
 // Installed only where the space is a GPU's: with a callback set, every launch asks Kokkos for its name.
 namespace {
 std::unordered_map<const void*, std::uint64_t> g_device_allocations;  // only those seen allocated
