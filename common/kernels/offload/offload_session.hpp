@@ -60,10 +60,10 @@ class Mirror {
   T* data() { return host_.data(); }
   const T* data() const { return host_.data(); }
   std::size_t size() const { return host_.size(); }
+  std::size_t bytes() const { return host_.size() * sizeof(T); }
   std::size_t device_bytes() const { return mapped_ ? bytes() : 0; }
 
  private:
-  std::size_t bytes() const { return host_.size() * sizeof(T); }
   void unmap() {
     if (!mapped_) return;
     D.remove(host_.data(), bytes());

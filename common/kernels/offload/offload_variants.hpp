@@ -91,17 +91,16 @@ class LayerwiseSession final : public OffloadSession<D> {
   // largest call over the first, fullest chunk is the peak.
   std::size_t largest_call_device_bytes() const override {
     const std::size_t n = std::min(chunk_, this->n_);
-    const auto chunk_bytes = [&](const Mirror<float, D>& a) { return a.size() / chunk_ * n * sizeof(float); };
-    const auto bytes = [](const Mirror<float, D>& a) { return a.size() * sizeof(float); };
+    const auto chunk_bytes = [&](const Mirror<float, D>& a) { return a.bytes() / chunk_ * n; };  // sized per chunk
     const auto& w = this->weights_;
     std::size_t peak = 0;
     for (int l = 0; l < 3; ++l) {
       const std::size_t in = l == 0 ? n * kImageBytes : chunk_bytes(pool_out_[l - 1]);
       const std::size_t conv = chunk_bytes(conv_out_[l]);
-      peak = std::max({peak, in + bytes(w.w[l]) + bytes(w.b[l]) + conv, conv + chunk_bytes(pool_out_[l])});
+      peak = std::max({peak, in + w.w[l].bytes() + w.b[l].bytes() + conv, conv + chunk_bytes(pool_out_[l])});
     }
     const std::size_t probs = n * kClasses * sizeof(float);
-    return std::max(peak, chunk_bytes(pool_out_[2]) + bytes(w.fc_w) + bytes(w.fc_b) + probs);
+    return std::max(peak, chunk_bytes(pool_out_[2]) + w.fc_w.bytes() + w.fc_b.bytes() + probs);
   }
 
   Kernels kernels_;
