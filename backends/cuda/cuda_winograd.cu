@@ -373,13 +373,22 @@ __device__ __forceinline__ void copy_input_async(const float* __restrict__ input
   constexpr int kW = Lay::kRowQuads ? 2 : 1;
   static_assert(kW == 1 || (P % 2 == 0 && IS % 2 == 0 && Lay::kPlane % 2 == 0), "8-byte aligned pairs");
   if constexpr (Lay::kHandoff) from.before_reading(first, min(Lay::kImages, count - first));
+  // A thread's copies are kStep floats apart, a whole number of planes: the same row and column of a plane
+  // kPlaneStep floats further each time, so that its addresses are worked out once, not per copy (H200: conv3
+  // 3 % fewer instructions, winograd_mma 1 % faster, results/ab/h200-conv3-copies/).
+  constexpr int kStep = kW * Lay::kThreads, kPlaneStep = kStep / (IS * IS) * Lay::kPlane;
+  constexpr int kCopies = (Lay::kImages * kFloats / kW + Lay::kThreads - 1) / Lay::kThreads;  // at most, a thread
+  static_assert(Lay::kInput != kAsync || kStep % (IS * IS) == 0, "a thread's copies whole planes apart");
   const int n = min(Lay::kImages, count - first) * kFloats / kW;
-  const float* src = input + std::size_t(first) * kFloats;
-  for (int i = threadIdx.x; i < n; i += Lay::kThreads) {
-    const int q = kW * i, bc = q / (IS * IS), y = q / IS % IS, x = q % IS;  // (image, channel), row, column
-    const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(in + bc * Lay::kPlane + (y + 2) * P + x + 2));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src + q), "n"(4 * kW) : "memory");
-  }
+  // This thread's first copy: (image, channel), row, column.
+  const unsigned q = kW * threadIdx.x, bc = q / (IS * IS), y = q / IS % IS, x = q % IS;
+  const float* src = input + std::size_t(first) * kFloats + q;
+  const auto dst = static_cast<unsigned>(__cvta_generic_to_shared(in + bc * Lay::kPlane + (y + 2) * P + x + 2));
+#pragma unroll
+  for (int k = 0; k < kCopies; ++k)
+    if (int(threadIdx.x) + k * Lay::kThreads < n)
+      asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst + 4 * k * kPlaneStep), "l"(src + k * kStep),
+                   "n"(4 * kW) : "memory");
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
 
