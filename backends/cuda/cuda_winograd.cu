@@ -103,7 +103,10 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
   // them on 32 different banks.
   static constexpr int kFs = kChunk * kMs + (Ew::kTensorCores ? 4 : 0);
   static constexpr int kOffPooled = kOffM + F * kFs;
-  static constexpr int kPooledFloats = kPooledHere ? kImages * F * kPooled * kPooled : 0;  // conv3: for the FC
+  // conv3: its pooled outputs for the FC; with kOverlap, the FC's partial logits of two rounds instead (a warp's
+  // 32 output items a part, of each image and class).
+  static constexpr int kPooledFloats =
+      !kPooledHere ? 0 : kOverlap ? 2 * (kChunk * F / 32) * kImages * kClasses : kImages * F * kPooled * kPooled;
   static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
   // conv3's FC loads float4s (fc_softmax_warp) where registers allow: the FP32 layers' conv3 (168 a thread) spills
   // 20 bytes with them.
@@ -131,7 +134,7 @@ using Conv2Mma = Layer<kConv2, 256, 1, OnTensorCores, 16, false, kRegisters, /*k
 // conv3 in 4-image rounds also for few images (unlike Conv3Small): H200, alternating, at 1200 images 0.0815 ->
 // 0.0765 ms (results/h200/winograd-mma/conv3-four-images/): with conv2 handing its rounds over, conv3's blocks
 // start as conv2's leave the SMs, and 2.27 rounds of 4 images end sooner than 4.55 rounds of 2.
-using Conv3Mma = Layer<kConv3, 256, 4, OnTensorCores, 16, true, kAsync>;
+using Conv3Mma = Layer<kConv3, 256, 4, OnTensorCores, 16, true, kAsync, /*kOverlap=*/true>;
 
 // The element-wise stage on the FP32 units: a thread per (Winograd position p, filter group g, tile subset s),
 // its U[p][channels][g's kFg filters] in registers for the kernel; M[g kFg + f][tile][p] over its tiles of a
@@ -447,10 +450,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     wg::tile_input_transform<P, kPs, Lay::kRowQuads>(in + Lay::window_at(tile, c), vbuf + Lay::v_tile(tile) + c);
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
-  // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors).
-  const auto output_item = [&](int i, int chunk, int first, int valid) {
-    const int lt = i % kChunk, f = i / kChunk, tile = chunk * kChunk + lt;
-    if (tile >= valid * T) return;
+  // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors). pooled_item: the
+  // 2 x 2 pooled values of chunk tile lt, filter f (rows a of val), with the bias and the ReLU.
+  const auto pooled_item = [&](int lt, int f, float2 (&val)[2]) {
     float m[kE];
     const float4* src = reinterpret_cast<const float4*>(mbuf + f * Lay::kFs + lt * kMs);
 #pragma unroll
@@ -460,8 +462,6 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     }
     float pooled[2][2];
     wg::tile_output_pool(m, pooled);
-    int b, ty, tx;
-    Lay::tile_at(tile, b, ty, tx);
     const float bias = bias_of<kLayer>(f);
     // M's scale back, after the pooling (the max commutes with a positive scale).
     const auto back = [](float v) {
@@ -469,17 +469,122 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       else return v;
     };
 #pragma unroll
+    for (int a = 0; a < 2; ++a)
+      val[a] = {fmaxf(back(pooled[a][0]) + bias, 0.0f), fmaxf(back(pooled[a][1]) + bias, 0.0f)};
+  };
+  const auto output_item = [&](int i, int chunk, int first, int valid) {
+    const int lt = i % kChunk, f = i / kChunk, tile = chunk * kChunk + lt;
+    if (tile >= valid * T) return;
+    float2 val[2];
+    pooled_item(lt, f, val);
+    int b, ty, tx;
+    Lay::tile_at(tile, b, ty, tx);
+#pragma unroll
     for (int a = 0; a < 2; ++a) {
-      const float2 val = {fmaxf(back(pooled[a][0]) + bias, 0.0f), fmaxf(back(pooled[a][1]) + bias, 0.0f)};
       const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;
       if constexpr (kLayer == 3)
-        *reinterpret_cast<float2*>(pooled_buf + b * F * kPooledSide * kPooledSide + at) = val;
+        *reinterpret_cast<float2*>(pooled_buf + b * F * kPooledSide * kPooledSide + at) = val[a];
       else
-        *reinterpret_cast<float2*>(output + (std::size_t(first) + b) * F * kPooledSide * kPooledSide + at) = val;
+        *reinterpret_cast<float2*>(output + (std::size_t(first) + b) * F * kPooledSide * kPooledSide + at) = val[a];
     }
   };
 
-  if constexpr (Lay::kOverlapped) {
+  if constexpr (kLayer == 3 && Lay::kOverlapped) {
+    // conv3 on the tensor cores: the FC inside the output stage, and the next round's input transform in the
+    // same pass as this round's output stage (as conv2's), so that a round has two barriers and no FC phase.
+    // A warp's 32 output items are 2 filters x 16 tiles (4 images x 4 tiles): each lane multiplies its 4 pooled
+    // values by their FC weights, the 8 lanes of an image add theirs up (shuffles), and they store the image's
+    // 10 partial logits of this warp item in parts[round parity][warp item][image]. In the next round's pass, the
+    // last warps (one image each), which have the fewest items, add the parts and the bias up and take the
+    // softmax (softmax_round).
+    static_assert(kChunk == Lay::kTiles && kChunk == 16 && kImages == 4 && T == 4 && Lay::kInput == kAsync,
+                  "one chunk a round, a warp item's 16 tiles 4 images of 4 tiles");
+    constexpr int kParts = kChunk * F / 32, kPartFloats = kParts * kImages * kClasses;
+    static_assert(kChunk * F % 32 == 0 && Lay::kPooledFloats == 2 * kPartFloats, "whole warp items, 2 rounds' parts");
+    const int warp = t / 32, lane = t % 32;
+    const auto output_fc_item = [&](int i, int valid, float* part) {
+      const int lt = i % kChunk, f = i / kChunk, b = lt / T;
+      float z[kClasses] = {};
+      if (b < valid) {
+        float2 val[2];
+        pooled_item(lt, f, val);
+        int bb, ty, tx;
+        Lay::tile_at(lt, bb, ty, tx);
+#pragma unroll
+        for (int a = 0; a < 2; ++a) {
+          const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;  // the FC's input index
+#pragma unroll
+          for (int o = 0; o < kClasses; ++o) {
+            const float2 w = __ldg(reinterpret_cast<const float2*>(wfc + o * kFc.inputs() + at));
+            z[o] += w.x * val[a].x, z[o] += w.y * val[a].y;
+          }
+        }
+      }
+      // The 8 lanes of image b: its 4 tiles (lane bits 0 and 1) and the warp item's 2 filters (bit 4).
+#pragma unroll
+      for (int o = 0; o < kClasses; ++o) {
+        z[o] += __shfl_xor_sync(0xffffffffu, z[o], 1);
+        z[o] += __shfl_xor_sync(0xffffffffu, z[o], 2);
+        z[o] += __shfl_xor_sync(0xffffffffu, z[o], 16);
+      }
+      const int e = (lane & 3) | (lane >> 4 << 2);  // this lane among the 8: it stores classes e and e + 8
+      if (b < valid)
+#pragma unroll
+        for (int o = 0; o < kClasses; ++o)
+          if (o % 8 == e) part[(i / 32 * kImages + b) * kClasses + o] = z[o];
+    };
+    constexpr int kWarps = kThreads / 32;
+    const auto softmax_round = [&](const float* part, int round_first, int images) {
+      const int b = warp - (kWarps - kImages);
+      if (b < 0 || b >= images) return;
+      float mine = 0.0f;
+      if (lane < kClasses) {
+        mine = __ldg(bfc + lane);
+#pragma unroll
+        for (int j = 0; j < kParts; ++j) mine += part[(j * kImages + b) * kClasses + lane];
+      }
+      float z[kClasses];
+#pragma unroll
+      for (int o = 0; o < kClasses; ++o) z[o] = __shfl_sync(0xffffffffu, mine, o);
+      softmax_fp32(z);
+      if (lane < kClasses) {
+#pragma unroll
+        for (int k = 0; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
+        output[(std::size_t(round_first) + b) * kClasses + lane] = mine;
+      }
+    };
+    int first = blockIdx.x * kImages;
+    if (first < count) {
+      wait_async_copies();
+      __syncthreads();
+      const int valid = min(kImages, count - first);
+      for (int i = t; i < valid * T * C; i += kThreads) transform_item(i, valid * T);
+    }
+    int pending_first = 0, pending_images = 0, parity = 0;  // the round whose softmax is pending; this round's
+    for (; first < count; first += gridDim.x * kImages, parity ^= 1) {
+      const int valid = min(kImages, count - first), next = first + gridDim.x * kImages;
+      const int next_valid = next < count ? min(kImages, count - next) : 0;
+      if (Lay::kHandoff ? last_two_rounds(first, count, kImages) : next >= count) allow_next_kernel();
+      __syncthreads();  // V complete, the previous pass done with M and the planes: the earlier rounds written
+      if (Lay::kHandoff && t == 0 && last_round(first, count, kImages)) to.begin_last_round();
+      if (next < count) copy_input_async<Lay>(static_cast<const float*>(input), next, count, from, in);
+      elementwise(vbuf, mbuf, 0);
+      wait_async_copies();
+      __syncthreads();  // M complete, the next round's input in the planes
+      float* part = pooled_buf + parity * kPartFloats;
+      const int items = kChunk * F + next_valid * T * C;
+      for (int i = t; i < items; i += kThreads) {
+        if (i < kChunk * F) output_fc_item(i, valid, part);
+        else transform_item(i - kChunk * F, next_valid * T);
+      }
+      if (pending_images > 0) softmax_round(pooled_buf + (parity ^ 1) * kPartFloats, pending_first, pending_images);
+      pending_first = first, pending_images = valid;
+    }
+    if (pending_images > 0) {
+      __syncthreads();
+      softmax_round(pooled_buf + (parity ^ 1) * kPartFloats, pending_first, pending_images);
+    }
+  } else if constexpr (Lay::kOverlapped) {
     // One image and one chunk a round (conv2): the next image's input transform runs in the same pass as this
     // image's output stage (V is free once the element-wise stage is done, the planes once the input
     // transform is), so that their items share the block's threads: 20 x 16 + 16 x 16 items take 2.25 passes of
