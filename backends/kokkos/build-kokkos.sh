@@ -10,7 +10,7 @@
 #        build/kokkos-src/quick-start.log, one line on screen; never fails (without it, the kokkos backend
 #        falls back to Debian's Serial Kokkos, and the line says why).
 # A space is rebuilt only when this script, the compiler or CMake changed (<prefix>/<space>/.suite-stamp).
-# The Kokkos sources (2 MB) are kept in ${SUITE_CACHE_DIR:-~/.cache/cnn-suite}, outside the clone, so that
+# The Kokkos sources (2 MB) are kept in scripts/cache-dir's folder (~/.cache/cnn-suite), outside the clone, so that
 # another clone on the machine (CI) does not download the 166 MB trilinos source package again.
 # Env: KOKKOS_CUDA_ARCH (default HOPPER90; AMPERE80 etc. as Kokkos names them), JOBS (default: all cores).
 set -euo pipefail
@@ -39,7 +39,7 @@ if [ $# -gt 1 ] || [ "${1-x}" = "" ] || [[ ${1-} == -* ]]; then
 fi
 prefix=$(realpath -m "${1:-$root/build/kokkos-install}")
 work=$root/build/kokkos-src
-cache=${SUITE_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cnn-suite}
+cache=$("$root/scripts/cache-dir")
 arch=${KOKKOS_CUDA_ARCH:-HOPPER90}
 jobs=${JOBS:-$(nproc)}
 sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo

@@ -107,6 +107,18 @@ def test_gcc_offload_runtime_takes_a_folder_named_with_a_leading_dash(tmp_path):
     assert "invalid option" not in done.stderr and (tmp_path / "-build" / "offload-runtime").is_dir(), done.stderr
 
 
+def test_cache_dir_is_suite_cache_dir_else_xdg_cache_home_else_home(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("SUITE_CACHE_DIR", "XDG_CACHE_HOME")}
+    cases = [({"HOME": "/h"}, "/h/.cache/cnn-suite"),
+             ({"HOME": "/h", "XDG_CACHE_HOME": "/x"}, "/x/cnn-suite"),
+             ({"HOME": "/h", "XDG_CACHE_HOME": "/x", "SUITE_CACHE_DIR": "/s p/c"}, "/s p/c"),
+             ({"HOME": "/h", "SUITE_CACHE_DIR": ""}, "/h/.cache/cnn-suite")]
+    for extra, want in cases:
+        done = subprocess.run([str(SCRIPTS / "cache-dir")], env={**env, **extra}, capture_output=True, text=True,
+                              timeout=30)
+        assert done.returncode == 0 and done.stdout == want + "\n", (extra, done.stdout, done.stderr)
+
+
 def test_build_kokkos_refuses_an_option_as_the_prefix_before_any_work(tmp_path):
     root, env = clone(tmp_path)
     for name in ("apt-get", "tee", "sudo", "tar", "patch", "dpkg-source"):
