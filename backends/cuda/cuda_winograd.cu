@@ -451,8 +451,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
   };
   // Output: item i = (tile, filter) of the chunk, consecutive items on consecutive tiles of one filter, so
   // that a warp's pooled values are a few rows of one plane (float2 stores, whole sectors). pooled_item: the
-  // 2 x 2 pooled values of chunk tile lt, filter f (rows a of val), with the bias and the ReLU.
-  const auto pooled_item = [&](int lt, int f, float2 (&val)[2]) {
+  // 2 x 2 pooled values of chunk tile lt (the round's tile `tile`), filter f (rows a of val), with the bias and the
+  // ReLU; b: its image in the round, at: where row 0 goes in that image's pooled output (row a: a plane row on).
+  const auto pooled_item = [&](int lt, int tile, int f, float2 (&val)[2], int& b, int& at) {
     float m[kE];
     const float4* src = reinterpret_cast<const float4*>(mbuf + f * Lay::kFs + lt * kMs);
 #pragma unroll
@@ -468,6 +469,9 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       if constexpr (Lay::Elementwise::kMScale != 1.0f) return v * (1.0f / Lay::Elementwise::kMScale);
       else return v;
     };
+    int ty, tx;
+    Lay::tile_at(tile, b, ty, tx);
+    at = (f * kPooledSide + 2 * ty) * kPooledSide + 2 * tx;
 #pragma unroll
     for (int a = 0; a < 2; ++a)
       val[a] = {fmaxf(back(pooled[a][0]) + bias, 0.0f), fmaxf(back(pooled[a][1]) + bias, 0.0f)};
@@ -476,17 +480,12 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const int lt = i % kChunk, f = i / kChunk, tile = chunk * kChunk + lt;
     if (tile >= valid * T) return;
     float2 val[2];
-    pooled_item(lt, f, val);
-    int b, ty, tx;
-    Lay::tile_at(tile, b, ty, tx);
+    int b, at;
+    pooled_item(lt, tile, f, val, b, at);
+    constexpr int kImage = F * kPooledSide * kPooledSide;  // an image's pooled floats
+    float* dst = (kLayer == 3 ? pooled_buf : output + std::size_t(first) * kImage) + b * kImage + at;
 #pragma unroll
-    for (int a = 0; a < 2; ++a) {
-      const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;
-      if constexpr (kLayer == 3)
-        *reinterpret_cast<float2*>(pooled_buf + b * F * kPooledSide * kPooledSide + at) = val[a];
-      else
-        *reinterpret_cast<float2*>(output + (std::size_t(first) + b) * F * kPooledSide * kPooledSide + at) = val[a];
-    }
+    for (int a = 0; a < 2; ++a) *reinterpret_cast<float2*>(dst + a * kPooledSide) = val[a];
   };
 
   if constexpr (kLayer == 3 && Lay::kOverlapped) {
@@ -507,18 +506,15 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       float z[kClasses] = {};
       if (b < valid) {
         float2 val[2];
-        pooled_item(lt, f, val);
-        int bb, ty, tx;
-        Lay::tile_at(lt, bb, ty, tx);
+        int bb, at;  // at: the FC's input index of row 0
+        pooled_item(lt, lt, f, val, bb, at);
 #pragma unroll
-        for (int a = 0; a < 2; ++a) {
-          const int at = (f * kPooledSide + 2 * ty + a) * kPooledSide + 2 * tx;  // the FC's input index
+        for (int a = 0; a < 2; ++a)
 #pragma unroll
           for (int o = 0; o < kClasses; ++o) {
-            const float2 w = __ldg(reinterpret_cast<const float2*>(wfc + o * kFc.inputs() + at));
+            const float2 w = __ldg(reinterpret_cast<const float2*>(wfc + o * kFc.inputs() + a * kPooledSide + at));
             z[o] += w.x * val[a].x, z[o] += w.y * val[a].y;
           }
-        }
       }
       // The 8 lanes of image b: its 4 tiles (lane bits 0 and 1) and the warp item's 2 filters (bit 4).
 #pragma unroll
