@@ -90,31 +90,15 @@ template <int P>
 constexpr int kBorder = 8 * P - 16;
 
 // FC + softmax of one image by one warp: lanes split the kFc.inputs() pooled values, a butterfly gives every
-// lane all 10 logits, lane k writes probability k to out[k]. kQuads: pooled and wfc are 16-byte aligned, and a
-// lane loads 4 consecutive values (and weights) at once, 3 loads per logit instead of 10.
-template <bool kQuads = false>
+// lane all 10 logits, lane k writes probability k to out[k].
 __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float* __restrict__ wfc,
                                                 const float* __restrict__ bfc, float* __restrict__ out, int lane) {
-  static_assert(kFc.inputs() % 4 == 0, "a logit's weights start 16-byte aligned");
   float z[kClasses];
 #pragma unroll
   for (int o = 0; o < kClasses; ++o) {
     float a = 0;
-    if constexpr (kQuads) {
-      // The same trip count in every lane, so that the loop unrolls and its loads issue together (from 4 lane
-      // in steps of 128 it differed between lanes, and conv3 took 52 % longer: results/ab/h200-conv3-fc-quads/).
 #pragma unroll
-      for (int k = 0; k < (kFc.inputs() / 4 + 31) / 32; ++k) {
-        const int i = 4 * (lane + 32 * k);
-        if (i >= kFc.inputs()) break;
-        const float4 w = __ldg(reinterpret_cast<const float4*>(wfc + o * kFc.inputs() + i));
-        const float4 x = *reinterpret_cast<const float4*>(pooled + i);
-        a += w.x * x.x, a += w.y * x.y, a += w.z * x.z, a += w.w * x.w;
-      }
-    } else {
-#pragma unroll
-      for (int i = lane; i < kFc.inputs(); i += 32) a += __ldg(wfc + o * kFc.inputs() + i) * pooled[i];
-    }
+    for (int i = lane; i < kFc.inputs(); i += 32) a += __ldg(wfc + o * kFc.inputs() + i) * pooled[i];
 #pragma unroll
     for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
     z[o] = a + __ldg(bfc + o);

@@ -362,8 +362,8 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
     const auto fc_softmax = [&] {
       const int warp = t / 32, lane = t % 32;
       if (warp < fc_images)
-        fc_softmax_warp<Lay::kFcQuads>(pooled_buf + warp * kFc.inputs(), wfc, bfc,
-                                       output + (std::size_t(fc_first) + warp) * kClasses, lane);
+        fc_softmax_warp(pooled_buf + warp * kFc.inputs(), wfc, bfc, output + (std::size_t(fc_first) + warp) * kClasses,
+                        lane);
     };
     for (int first = blockIdx.x * kImages; first < count; first += gridDim.x * kImages) {
       const int valid = min(kImages, count - first);

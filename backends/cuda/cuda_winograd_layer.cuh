@@ -53,9 +53,10 @@ struct OnTensorCores {
 };
 
 // One layer's work split and shared memory: the round's input planes, V and M (wg::GpuRoundLayout, which says
-// why their paddings), then conv3's pooled outputs. kImages: images per round; Ew: where the element-wise stage
-// runs; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's input transform
-// shares a pass with this round's output stage (winograd_layer_kernel says when that is possible).
+// why their paddings), then what conv3 keeps for the FC (kPooledFloats). kImages: images per round; Ew: where the
+// element-wise stage runs; kChunk: tiles per element-wise chunk (M holds one chunk); kOverlap: the next round's
+// input transform shares a pass with this round's output stage (winograd_layer_kernel says when that is
+// possible).
 // With the element-wise stage on the tensor cores the input transform loads its window rows as 16-byte words
 // (GpuRoundLayout's kRowQuadLoads): on the FP32 units, whose U takes most registers, the 64 values loaded at
 // once spill (conv2: 48 bytes).
@@ -87,10 +88,6 @@ struct Layer : wg::GpuRoundLayout<L.in_channels, L.in_side, L.padded_side(), kIm
   static constexpr int kPooledFloats =
       !kPooledHere ? 0 : kOverlap ? 2 * (kChunk * F / 32) * kImages * kClasses : kImages * F * kPooled * kPooled;
   static constexpr std::size_t kSharedBytes = std::size_t(kOffPooled + kPooledFloats) * sizeof(float);
-  // conv3's FC loads float4s (fc_softmax_warp) where registers allow: the FP32 layers' conv3 (168 a thread) spills
-  // 20 bytes with them.
-  static constexpr bool kFcQuads = Ew::kTensorCores;
-  static_assert(!kFcQuads || kOffPooled % 4 == 0, "conv3's pooled outputs 16-byte aligned for the FC");
   static_assert(kTiles % kChunk == 0, "whole chunks");
   static_assert(kSharedBytes <= 227 * 1024, "fits one SM's shared memory");
   static_assert(L.kernel == kKernel && L.pad == 2, "5x5, pad 2: the output side is the input side");
