@@ -89,6 +89,17 @@ __device__ __forceinline__ int border_at(int j) {
 template <int P>
 constexpr int kBorder = 8 * P - 16;
 
+// The softmax of the 10 logits every lane of a warp holds: lane k writes probability k to out[k].
+__device__ __forceinline__ void softmax_to_lanes(float (&z)[kClasses], float* __restrict__ out, int lane) {
+  softmax_fp32(z);
+  if (lane < kClasses) {
+    float mine = z[0];
+#pragma unroll
+    for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
+    out[lane] = mine;
+  }
+}
+
 // FC + softmax of one image by one warp: lanes split the kFc.inputs() pooled values, a butterfly gives every
 // lane all 10 logits, lane k writes probability k to out[k].
 __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float* __restrict__ wfc,
@@ -103,13 +114,7 @@ __device__ __forceinline__ void fc_softmax_warp(const float* pooled, const float
     for (int off = 16; off > 0; off /= 2) a += __shfl_xor_sync(0xffffffffu, a, off);
     z[o] = a + __ldg(bfc + o);
   }
-  softmax_fp32(z);
-  if (lane < kClasses) {
-    float mine = z[0];
-#pragma unroll
-    for (int k = 1; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
-    out[lane] = mine;
-  }
+  softmax_to_lanes(z, out, lane);
 }
 
 // Groups of `group` images in n images, the last one possibly short.

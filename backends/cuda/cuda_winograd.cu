@@ -289,12 +289,7 @@ __global__ void __launch_bounds__(Lay::kThreads, 1)
       float z[kClasses];
 #pragma unroll
       for (int o = 0; o < kClasses; ++o) z[o] = __shfl_sync(0xffffffffu, mine, o);
-      softmax_fp32(z);
-      if (lane < kClasses) {
-#pragma unroll
-        for (int k = 0; k < kClasses; ++k) mine = lane == k ? z[k] : mine;  // z[lane] without local memory
-        output[(std::size_t(round_first) + b) * kClasses + lane] = mine;
-      }
+      softmax_to_lanes(z, output + (std::size_t(round_first) + b) * kClasses, lane);
     };
     int first = blockIdx.x * kImages;
     if (first < count) {
